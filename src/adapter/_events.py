@@ -1,0 +1,202 @@
+"""Streaming updates for one assistant message, discriminated by ``type``.
+
+Every event but ``done``/``error`` carries ``partial``: the *live* message being
+built. The stream mapper mutates one :class:`AssistantMessage` in place and puts that
+same object into each event, as pi does, so an event's ``partial`` always shows the
+latest state, not a snapshot.
+
+Constructing events on the hot path: the mapper creates one event per chunk. Use
+the ordinary constructor::
+
+    AssistantTextDeltaEvent(contentIndex=0, delta=text, partial=message)
+
+It validates only the scalars (about 1.4 us per event with pydantic 2.14), and the
+``partial`` instance is passed through, not copied or revalidated
+(``revalidate_instances="never"``), so every event holds the same live object.
+``model_construct`` would skip validation but is implemented in Python and measured
+about 2x *slower* (3.3 us), so it buys nothing here; the tag (``type``) has a
+default either way.
+
+.. versionadded:: 0.1.0
+"""
+# ruff: noqa: N815  -- camelCase attribute names are pi's wire names, kept verbatim
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import ConfigDict, Field, TypeAdapter
+
+from adapter._content import ImageContent, ToolCall
+from adapter._messages import AssistantMessage
+from adapter._record import Integer, OpenRecord
+
+__all__ = [
+    "ASSISTANT_MESSAGE_EVENT_ADAPTER",
+    "AssistantDoneEvent",
+    "AssistantErrorEvent",
+    "AssistantImageEndEvent",
+    "AssistantMessageEvent",
+    "AssistantStartEvent",
+    "AssistantTextDeltaEvent",
+    "AssistantTextEndEvent",
+    "AssistantTextStartEvent",
+    "AssistantThinkingDeltaEvent",
+    "AssistantThinkingEndEvent",
+    "AssistantThinkingStartEvent",
+    "AssistantToolCallDeltaEvent",
+    "AssistantToolCallEndEvent",
+    "AssistantToolCallStartEvent",
+    "parse_assistant_message_event",
+]
+
+
+class AssistantStartEvent(OpenRecord):
+    """The stream opened; ``partial`` is the empty message."""
+
+    type: Literal["start"] = "start"
+    partial: AssistantMessage
+
+
+class AssistantTextStartEvent(OpenRecord):
+    """A text block opened at ``contentIndex``."""
+
+    type: Literal["text_start"] = "text_start"
+    contentIndex: Integer
+    partial: AssistantMessage
+
+
+class AssistantTextDeltaEvent(OpenRecord):
+    """Text appended to the block at ``contentIndex``."""
+
+    type: Literal["text_delta"] = "text_delta"
+    contentIndex: Integer
+    delta: str
+    partial: AssistantMessage
+
+
+class AssistantTextEndEvent(OpenRecord):
+    """The text block at ``contentIndex`` closed; ``content`` is its full text."""
+
+    type: Literal["text_end"] = "text_end"
+    contentIndex: Integer
+    content: str
+    partial: AssistantMessage
+
+
+class AssistantThinkingStartEvent(OpenRecord):
+    """A thinking block opened at ``contentIndex``."""
+
+    type: Literal["thinking_start"] = "thinking_start"
+    contentIndex: Integer
+    partial: AssistantMessage
+
+
+class AssistantThinkingDeltaEvent(OpenRecord):
+    """Reasoning appended to the block at ``contentIndex``."""
+
+    type: Literal["thinking_delta"] = "thinking_delta"
+    contentIndex: Integer
+    delta: str
+    partial: AssistantMessage
+
+
+class AssistantThinkingEndEvent(OpenRecord):
+    """The thinking block at ``contentIndex`` closed; ``content`` is its full text."""
+
+    type: Literal["thinking_end"] = "thinking_end"
+    contentIndex: Integer
+    content: str
+    partial: AssistantMessage
+
+
+class AssistantImageEndEvent(OpenRecord):
+    """An image block arrived complete at ``contentIndex``."""
+
+    type: Literal["image_end"] = "image_end"
+    contentIndex: Integer
+    content: ImageContent
+    partial: AssistantMessage
+
+
+class AssistantToolCallStartEvent(OpenRecord):
+    """A tool call opened at ``contentIndex``."""
+
+    type: Literal["toolcall_start"] = "toolcall_start"
+    contentIndex: Integer
+    partial: AssistantMessage
+
+
+class AssistantToolCallDeltaEvent(OpenRecord):
+    """A fragment of the tool call's JSON arguments."""
+
+    type: Literal["toolcall_delta"] = "toolcall_delta"
+    contentIndex: Integer
+    delta: str
+    partial: AssistantMessage
+
+
+class AssistantToolCallEndEvent(OpenRecord):
+    """The tool call at ``contentIndex`` is complete."""
+
+    type: Literal["toolcall_end"] = "toolcall_end"
+    contentIndex: Integer
+    toolCall: ToolCall
+    partial: AssistantMessage
+
+
+class AssistantDoneEvent(OpenRecord):
+    """The message finished normally; ``message`` is final."""
+
+    type: Literal["done"] = "done"
+    reason: Literal["stop", "length", "toolUse"]
+    message: AssistantMessage
+
+
+class AssistantErrorEvent(OpenRecord):
+    """The message ended in an error or was aborted; ``error`` is the final message."""
+
+    type: Literal["error"] = "error"
+    reason: Literal["aborted", "error"]
+    error: AssistantMessage
+
+
+#: Streaming update for one assistant message, discriminated by `type`.
+AssistantMessageEvent: TypeAlias = Annotated[
+    AssistantStartEvent
+    | AssistantTextStartEvent
+    | AssistantTextDeltaEvent
+    | AssistantTextEndEvent
+    | AssistantThinkingStartEvent
+    | AssistantThinkingDeltaEvent
+    | AssistantThinkingEndEvent
+    | AssistantImageEndEvent
+    | AssistantToolCallStartEvent
+    | AssistantToolCallDeltaEvent
+    | AssistantToolCallEndEvent
+    | AssistantDoneEvent
+    | AssistantErrorEvent,
+    Field(
+        discriminator="type",
+        description="Streaming update for one assistant message, discriminated by `type`.",
+    ),
+]
+
+#: Validates and dumps :data:`AssistantMessageEvent`.
+ASSISTANT_MESSAGE_EVENT_ADAPTER: TypeAdapter[AssistantMessageEvent] = TypeAdapter(
+    AssistantMessageEvent, config=ConfigDict(hide_input_in_errors=True)
+)
+
+
+def parse_assistant_message_event(
+    data: str | bytes | bytearray | Mapping[str, Any],
+) -> AssistantMessageEvent:
+    """Parse one streaming event from JSON text or an already decoded object.
+
+    Raises:
+        pydantic.ValidationError: naming the field, e.g. an unknown ``type`` value.
+
+    .. versionadded:: 0.1.0
+    """
+    if isinstance(data, str | bytes | bytearray):
+        return ASSISTANT_MESSAGE_EVENT_ADAPTER.validate_json(data)
+    return ASSISTANT_MESSAGE_EVENT_ADAPTER.validate_python(data)
