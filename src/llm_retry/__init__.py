@@ -1,3 +1,38 @@
-"""Retry LLM calls with tenacity: the right codes, Retry-After, deadlines and budgets."""
+"""Retry LLM calls with tenacity: the right codes, Retry-After, deadlines and budgets.
 
-__all__: list[str] = []
+One decorator for every kind of call (``@retry_llm(policy)`` or ``policy.wrap(fn)``
+on sync and async functions and generators), the iterator form
+(``for attempt in policy.attempts(): with attempt: ...``), composable tenacity
+strategies, a shared :class:`RetryBudget` against retry storms, and a testing mode.
+"""
+
+from llm_retry._attempts import Attempt, Attempts
+from llm_retry._budget import RetryBudget
+from llm_retry._events import RetryEvent, RetryInfo, StopReason, log_retry, retry_info
+from llm_retry._policy import RetryPolicy, retry_llm
+from llm_retry._stats import RetryStats
+from llm_retry._strategies import (
+    retry_if_code,
+    stop_if_retry_after_exceeds,
+    wait_retry_after_or_backoff,
+)
+from llm_retry._testing import RetryRecorder, testing
+
+__all__ = [
+    "Attempt",
+    "Attempts",
+    "RetryBudget",
+    "RetryEvent",
+    "RetryInfo",
+    "RetryPolicy",
+    "RetryRecorder",
+    "RetryStats",
+    "StopReason",
+    "log_retry",
+    "retry_if_code",
+    "retry_info",
+    "retry_llm",
+    "stop_if_retry_after_exceeds",
+    "testing",
+    "wait_retry_after_or_backoff",
+]

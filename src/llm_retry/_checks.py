@@ -1,0 +1,50 @@
+"""Constructor checks that name the offending field (pure; shared by every public type).
+
+A bad setting is a caller bug, so it raises ``ValueError``/``TypeError`` at construction,
+never an ``LlmError`` later: a retry policy can then never retry its own misconfiguration.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["require_bool", "require_callable", "require_int", "require_number"]
+
+
+def require_int(name: str, value: object, *, minimum: int) -> int:
+    """``value`` as an ``int`` of at least ``minimum`` (``bool`` is not an int here)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def require_number(
+    name: str, value: object, *, minimum: float = 0.0, strict: bool = False, finite: bool = True
+) -> float:
+    """``value`` as a real number ``>= minimum`` (``>`` when ``strict``); never NaN."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    number = float(value)
+    if math.isnan(number) or (finite and math.isinf(number)):
+        raise ValueError(f"{name} must be a finite number, got {value}")
+    if number < minimum or (strict and number == minimum):
+        bound = ">" if strict else ">="
+        raise ValueError(f"{name} must be {bound} {minimum:g}, got {value}")
+    return number
+
+
+def require_bool(name: str, value: object) -> bool:
+    """``value`` as a ``bool`` (no truthiness: ``"false"`` is not accepted here)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return value
+
+
+def require_callable(name: str, value: object, *, optional: bool = False) -> None:
+    """Fail early when a hook or injected function is not callable."""
+    if optional and value is None:
+        return
+    if not callable(value):
+        raise TypeError(f"{name} must be callable, got {type(value).__name__}")

@@ -1,0 +1,143 @@
+"""What a retry tells the outside: hook events, give-up records and the default log line.
+
+Nothing here carries the call's arguments, results or error messages: LLM call
+arguments are prompts, and provider error messages often echo them. Events name the
+wrapped callable, the classified code and the timings; the exception object itself is
+handed to hooks (users decide what to do with it) but never logged or repr'd.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import logging
+from dataclasses import dataclass, field
+
+from llm_errors import Classification, ErrorCode
+
+__all__ = ["RetryEvent", "RetryInfo", "StopReason", "annotate", "log_retry", "retry_info"]
+
+#: The logger the default ``on_retry`` hook writes to.
+logger = logging.getLogger("llm_retry")
+
+_INFO_ATTRIBUTE = "llm_retry_info"
+
+
+class StopReason(enum.StrEnum):
+    """Why a call stopped retrying and raised its error."""
+
+    NOT_RETRYABLE = "not_retryable"
+    """The error's code is not in ``retry_on`` (or the error is not an ``Exception``)."""
+    MAX_ATTEMPTS = "max_attempts"
+    """``max_attempts`` attempts were made."""
+    DEADLINE = "deadline"
+    """The next wait would have ended after the deadline, so it was not started."""
+    RETRY_AFTER_TOO_LONG = "retry_after_too_long"
+    """The server asked for a wait above ``max_retry_after``."""
+    BUDGET_EXHAUSTED = "budget_exhausted"
+    """The shared :class:`~llm_retry.RetryBudget` had no token left."""
+    STREAM_STARTED = "stream_started"
+    """A stream failed after items reached the caller; a restart would duplicate them."""
+
+
+@dataclass(frozen=True, slots=True)
+class RetryEvent:
+    """One retry about to happen, as passed to ``on_retry`` hooks.
+
+    Attributes:
+        target: The wrapped callable's qualified name (never its arguments).
+        attempt: The attempt that just failed, counting from 1.
+        classification: How the failure was routed.
+        sleep: The planned wait before the next attempt, in seconds.
+        elapsed: Seconds since the call started, including earlier waits.
+        error: The exception; kept out of ``repr`` so logging an event cannot leak it.
+
+    .. versionadded:: 0.1.0
+    """
+
+    target: str
+    attempt: int
+    classification: Classification
+    sleep: float
+    elapsed: float
+    error: BaseException = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryInfo:
+    """How a call ended in an error, attached to that error by the retry wrapper.
+
+    Read it with :func:`retry_info`; the same facts are in the error's notes.
+
+    Attributes:
+        code: The classified code of the raised error.
+        reason: Why retrying stopped.
+        attempts: Attempts made, counting the failed one.
+        waited: Seconds spent waiting between attempts.
+        elapsed: Seconds from the call's start to the give-up.
+        detail: One sentence for humans (numbers and codes only, no payloads).
+        items_delivered: For streams, items that reached the caller before the error.
+
+    .. versionadded:: 0.1.0
+    """
+
+    code: ErrorCode
+    reason: StopReason
+    attempts: int
+    waited: float
+    elapsed: float
+    detail: str
+    items_delivered: int | None = None
+
+    def note(self) -> str:
+        """The line added to the error's ``__notes__``."""
+        return (
+            f"llm_retry: gave up on {self.code} after {self.attempts} attempt(s) in "
+            f"{self.elapsed:.2f}s ({self.waited:.2f}s waiting): {self.detail}"
+        )
+
+
+def annotate(error: BaseException, info: RetryInfo) -> None:
+    """Attach ``info`` to ``error`` as an attribute and a note (the error is not wrapped)."""
+    # Some exception types forbid new attributes; the note still carries the facts.
+    with contextlib.suppress(AttributeError, TypeError):
+        setattr(error, _INFO_ATTRIBUTE, info)
+    error.add_note(info.note())
+
+
+def retry_info(error: BaseException) -> RetryInfo | None:
+    """The :class:`RetryInfo` a retry wrapper attached to ``error``, if any.
+
+    .. versionadded:: 0.1.0
+    """
+    info = getattr(error, _INFO_ATTRIBUTE, None)
+    return info if isinstance(info, RetryInfo) else None
+
+
+def log_retry(event: RetryEvent) -> None:
+    """The default ``on_retry`` hook: one WARNING on the ``llm_retry`` logger per retry.
+
+    The message names the callable, the code and the error type; ``extra`` carries the
+    same fields for structured logging (``code``, ``rule``, ``status``, ``attempt``,
+    ``sleep``, ``elapsed``, ``target``). The error's message is left out on purpose.
+
+    .. versionadded:: 0.1.0
+    """
+    c = event.classification
+    logger.warning(
+        "retrying %s in %.2fs: attempt %d failed with %s (%s)",
+        event.target,
+        event.sleep,
+        event.attempt,
+        c.code.value,
+        type(event.error).__name__,
+        extra={
+            "code": c.code.value,
+            "rule": c.rule,
+            "status": c.status,
+            "attempt": event.attempt,
+            "sleep": event.sleep,
+            "elapsed": event.elapsed,
+            "target": event.target,
+        },
+    )

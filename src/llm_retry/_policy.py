@@ -1,0 +1,206 @@
+"""``RetryPolicy``: a frozen description of how LLM calls are retried.
+
+The policy is data (validated on construction, buildable from a mapping or the
+environment) plus the entry points that apply it: :meth:`RetryPolicy.wrap` for any
+kind of callable and :meth:`RetryPolicy.attempts` for a ``for``/``async for`` loop.
+Each call gets fresh tenacity objects; the policy itself is shared and immutable,
+apart from its ``stats`` counters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ParamSpec, Self, TypeVar, cast
+
+from llm_errors import DEFAULT_RETRYABLE_CODES, ErrorCode, classify
+from llm_retry._attempts import Attempts
+from llm_retry._budget import RetryBudget
+from llm_retry._checks import require_bool, require_callable, require_int, require_number
+from llm_retry._config import parse_environ, parse_mapping
+from llm_retry._events import RetryEvent, log_retry
+from llm_retry._stats import RetryStats
+from llm_retry._strategies import Classifier, check_retry_on
+from llm_retry._wrap import wrap
+
+__all__ = ["RetryPolicy", "retry_llm"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How to retry an LLM call: which failures, how often, how long, how fast.
+
+    Defaults bound both the attempts and the total time, retry exactly the transient
+    codes, and honour the server's ``Retry-After``. The rules:
+
+    * Only failures whose classified code is in ``retry_on`` are retried; ``ABORTED``,
+      ``asyncio.CancelledError``, ``KeyboardInterrupt`` and ``SystemExit`` never are,
+      and nothing is ever swallowed: the last error is raised as it was, with a
+      :class:`~llm_retry.RetryInfo` and a note attached.
+    * A server-directed wait (``Retry-After``, ``retry-after-ms``) replaces the backoff;
+      one above ``max_retry_after`` stops retrying at once.
+    * A wait that would end after ``deadline`` is not started: the call fails now rather
+      than sleep and then fail.
+    * With a ``budget``, every retry spends a shared token; an empty budget stops
+      retrying at once (see :class:`~llm_retry.RetryBudget`).
+
+    Attributes:
+        max_attempts: Attempts in total, the first included (``1`` disables retries).
+        deadline: Seconds the whole call may take, attempts and waits together;
+            ``math.inf`` for none. Checked before each wait (an attempt in progress is
+            not interrupted: give the SDK a timeout for that).
+        initial_wait: Backoff ceiling after the first failure, in seconds.
+        max_wait: Largest backoff ceiling, in seconds.
+        multiplier: Growth of the ceiling per attempt (``1`` keeps it constant).
+        jitter: Full jitter: wait uniformly in ``[0, ceiling]`` (AWS "full jitter").
+            Without it the wait is the ceiling itself.
+        retry_on: The codes to retry (default ``DEFAULT_RETRYABLE_CODES``).
+        respect_retry_after: Use the server-directed wait when the error carries one.
+        max_retry_after: Longest server-directed wait accepted, in seconds.
+        classifier: Routes an exception to a code (default ``llm_errors.classify``).
+        budget: A retry budget shared with other policies and calls, or ``None``.
+        on_retry: Called before each wait with a :class:`~llm_retry.RetryEvent`
+            (default :func:`~llm_retry.log_retry`: one WARNING); ``None`` for silence.
+        sleep: How a sync call waits.
+        async_sleep: How an async call waits.
+        clock: Monotonic seconds, for the deadline.
+        stats: Counters of every call made through this policy (not an init field:
+            ``dataclasses.replace`` gives the copy fresh counters).
+
+    .. versionadded:: 0.1.0
+    """
+
+    max_attempts: int = 4
+    deadline: float = 90.0
+    initial_wait: float = 1.0
+    max_wait: float = 30.0
+    multiplier: float = 2.0
+    jitter: bool = True
+    retry_on: frozenset[ErrorCode] = DEFAULT_RETRYABLE_CODES
+    respect_retry_after: bool = True
+    max_retry_after: float = 60.0
+    classifier: Classifier = classify
+    budget: RetryBudget | None = None
+    on_retry: Callable[[RetryEvent], object] | None = log_retry
+    sleep: Callable[[float], object] = time.sleep
+    async_sleep: Callable[[float], Awaitable[object]] = asyncio.sleep
+    clock: Callable[[], float] = time.monotonic
+    stats: RetryStats = field(default_factory=RetryStats, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        require_int("max_attempts", self.max_attempts, minimum=1)
+        require_number("deadline", self.deadline, strict=True, finite=False)
+        require_number("initial_wait", self.initial_wait)
+        require_number("max_wait", self.max_wait)
+        if self.initial_wait > self.max_wait:
+            raise ValueError(
+                f"initial_wait ({self.initial_wait:g}) must be <= max_wait ({self.max_wait:g})"
+            )
+        require_number("multiplier", self.multiplier, minimum=1.0)
+        require_bool("jitter", self.jitter)
+        if not isinstance(self.retry_on, frozenset):
+            raise TypeError(
+                f"retry_on must be a frozenset of ErrorCode, got {type(self.retry_on).__name__}"
+            )
+        check_retry_on("retry_on", self.retry_on)
+        require_bool("respect_retry_after", self.respect_retry_after)
+        require_number("max_retry_after", self.max_retry_after)
+        require_callable("classifier", self.classifier)
+        if self.budget is not None and not isinstance(self.budget, RetryBudget):
+            raise TypeError(
+                f"budget must be a RetryBudget or None, got {type(self.budget).__name__}"
+            )
+        require_callable("on_retry", self.on_retry, optional=True)
+        require_callable("sleep", self.sleep)
+        require_callable("async_sleep", self.async_sleep)
+        require_callable("clock", self.clock)
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, object]) -> Self:
+        """Build a policy from plain settings, e.g. a parsed TOML or JSON section.
+
+        Keys are field names among ``max_attempts``, ``deadline``, ``initial_wait``,
+        ``max_wait``, ``multiplier``, ``jitter``, ``retry_on``, ``respect_retry_after`` and
+        ``max_retry_after``; values may be typed or strings (``retry_on`` as a list of
+        code names or one comma-separated string). Anything else is a ``ValueError``
+        naming the key. Set the callables (``budget``, ``on_retry``…) afterwards with
+        ``dataclasses.replace``.
+
+        .. versionadded:: 0.1.0
+        """
+        return cls(**cast("dict[str, Any]", parse_mapping(mapping)))
+
+    @classmethod
+    def from_env(cls, prefix: str = "LLM_RETRY_", environ: Mapping[str, str] | None = None) -> Self:
+        """Build a policy from ``{prefix}{FIELD}`` variables, e.g. ``LLM_RETRY_MAX_ATTEMPTS=6``.
+
+        Unknown ``{prefix}*`` variables are an error (a typo should not pass silently);
+        empty ones count as unset. ``LLM_RETRY_RETRY_ON=RATE_LIMIT,SERVER`` sets the codes.
+
+        .. versionadded:: 0.1.0
+        """
+        env = os.environ if environ is None else environ
+        return cls(**cast("dict[str, Any]", parse_environ(env, prefix=prefix)))
+
+    def wrap(self, fn: Callable[P, T]) -> Callable[P, T]:
+        """Retry ``fn`` under this policy; works on every kind of callable.
+
+        * sync and async functions: the whole call is retried;
+        * sync and async generator functions: the stream is retried only while nothing
+          has reached the caller (opening it, or failing before its first item). After
+          the first item a failure propagates with the number of items delivered,
+          because a restart would duplicate output the caller already has.
+
+        The signature and return type are preserved for type checkers.
+
+        .. versionadded:: 0.1.0
+        """
+        return wrap(self, fn)
+
+    def attempts(self, *, name: str = "attempts()") -> Attempts:
+        """Retry a block instead of a function, sync or async.
+
+        ``name`` stands for the block in logs and events (a wrapped function's is its
+        qualified name).
+
+        Example::
+
+            for attempt in policy.attempts():
+                with attempt:
+                    reply = client.chat(...)
+
+            async for attempt in policy.attempts():
+                with attempt:
+                    reply = await client.chat(...)
+
+        .. versionadded:: 0.1.0
+        """
+        return Attempts(self, name)
+
+
+def retry_llm(policy: RetryPolicy | None = None) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """Decorate a function, coroutine function or (async) generator function with retries.
+
+    Example::
+
+        @retry_llm(RetryPolicy(max_attempts=3))
+        async def ask(prompt: str) -> str: ...
+
+    ``retry_llm()`` uses a default :class:`RetryPolicy` of its own (own statistics).
+
+    .. versionadded:: 0.1.0
+    """
+    if policy is None:
+        policy = RetryPolicy()
+    elif not isinstance(policy, RetryPolicy):
+        raise TypeError(
+            f"retry_llm() takes a RetryPolicy, got {type(policy).__name__}; "
+            "write @retry_llm() or @retry_llm(policy)"
+        )
+    return policy.wrap

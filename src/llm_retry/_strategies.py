@@ -1,0 +1,226 @@
+"""Tenacity strategies that route on classified codes and honour server-directed waits.
+
+The decisions are pure functions of an exception and a few settings
+(:func:`is_retryable`, :func:`server_wait`, :func:`backoff_ceiling`); the public
+strategies are thin tenacity shells over them, so they compose with tenacity's own
+(``retry_if_code() | retry_if_exception_type(MyError)``, ``wait_... + wait_fixed(1)``,
+``stop_after_attempt(4) | stop_if_retry_after_exceeds(60)``). :class:`~llm_retry.RetryPolicy`
+uses the same pure functions, so both paths decide alike.
+
+Everything is derived from ``retry_state.outcome.exception()``; nothing is stored on
+tenacity objects, so one strategy instance may serve many concurrent calls.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+from typing import TypeAlias
+
+import tenacity as _t
+
+from llm_errors import DEFAULT_RETRYABLE_CODES, Classification, ErrorCode, classify
+from llm_retry._checks import require_bool, require_callable, require_number
+
+__all__ = [
+    "Classifier",
+    "backoff_ceiling",
+    "check_retry_on",
+    "is_retryable",
+    "retry_if_code",
+    "server_wait",
+    "stop_if_retry_after_exceeds",
+    "wait_retry_after_or_backoff",
+]
+
+#: What a classifier looks like to the retry layer.
+Classifier: TypeAlias = Callable[[BaseException], Classification]
+
+
+def check_retry_on(name: str, codes: object) -> frozenset[ErrorCode]:
+    """Validate a set of retryable codes: ``ErrorCode`` members, never ``ABORTED``."""
+    if isinstance(codes, str) or not isinstance(codes, Iterable):
+        raise TypeError(f"{name} must be a collection of ErrorCode, got {type(codes).__name__}")
+    checked = frozenset(codes)
+    for code in checked:
+        if not isinstance(code, ErrorCode):
+            raise TypeError(f"{name} must hold ErrorCode members, got {type(code).__name__}")
+    if ErrorCode.ABORTED in checked:
+        raise ValueError(f"{name} must not contain ABORTED: a cancelled call is never retried")
+    return checked
+
+
+def is_retryable(
+    error: BaseException, retry_on: frozenset[ErrorCode], classifier: Classifier
+) -> bool:
+    """Whether ``error`` may be retried under ``retry_on``.
+
+    Only ``Exception`` subclasses qualify: ``asyncio.CancelledError``, ``KeyboardInterrupt``,
+    ``SystemExit`` and ``GeneratorExit`` are never retried, nor even classified.
+    ``ABORTED`` never qualifies, whatever ``retry_on`` says.
+    """
+    if not isinstance(error, Exception):
+        return False
+    code = classifier(error).code
+    return code is not ErrorCode.ABORTED and code in retry_on
+
+
+def server_wait(classification: Classification) -> float | None:
+    """The wait the server asked for (``Retry-After``/``retry-after-ms``), if it is usable.
+
+    Negative and NaN values are treated as absent, so the backoff applies.
+    """
+    seconds = classification.retry_after
+    if seconds is None or not seconds >= 0:
+        return None
+    return seconds
+
+
+def backoff_ceiling(attempt: int, *, initial: float, multiplier: float, max_wait: float) -> float:
+    """``initial * multiplier**(attempt - 1)``, capped at ``max_wait`` (overflow-safe).
+
+    ``attempt`` is the attempt that just failed, counting from 1.
+    """
+    if initial == 0:
+        return 0.0
+    try:
+        ceiling = initial * multiplier ** (attempt - 1)
+    except OverflowError:
+        return max_wait
+    return min(ceiling, max_wait)
+
+
+def full_jitter(ceiling: float) -> float:
+    """AWS "full jitter": uniform in ``[0, ceiling]``."""
+    return random.uniform(0.0, ceiling)  # noqa: S311 - jitter, not cryptography
+
+
+def _failure(retry_state: _t.RetryCallState) -> BaseException | None:
+    outcome = retry_state.outcome
+    return None if outcome is None else outcome.exception()
+
+
+class _RetryIfCode(_t.retry_base):
+    def __init__(self, codes: frozenset[ErrorCode], classifier: Classifier) -> None:
+        self._codes = codes
+        self._classifier = classifier
+
+    def __call__(self, retry_state: _t.RetryCallState) -> bool:
+        error = _failure(retry_state)
+        return error is not None and is_retryable(error, self._codes, self._classifier)
+
+    def __repr__(self) -> str:
+        return f"retry_if_code({sorted(self._codes)})"
+
+
+def retry_if_code(
+    codes: Iterable[ErrorCode] = DEFAULT_RETRYABLE_CODES, *, classifier: Classifier = classify
+) -> _t.retry_base:
+    """Retry when the classified code of the failure is in ``codes``.
+
+    Args:
+        codes: The retryable codes; ``ABORTED`` is refused.
+        classifier: Routes an exception to a :class:`~llm_errors.Classification`.
+
+    .. versionadded:: 0.1.0
+    """
+    require_callable("classifier", classifier)
+    return _RetryIfCode(check_retry_on("codes", codes), classifier)
+
+
+class _WaitRetryAfterOrBackoff(_t.wait.wait_base):
+    def __init__(
+        self,
+        *,
+        initial: float,
+        multiplier: float,
+        max_wait: float,
+        jitter: bool,
+        max_retry_after: float,
+        classifier: Classifier,
+    ) -> None:
+        self._initial = initial
+        self._multiplier = multiplier
+        self._max_wait = max_wait
+        self._jitter = jitter
+        self._max_retry_after = max_retry_after
+        self._classifier = classifier
+
+    def __call__(self, retry_state: _t.RetryCallState) -> float:
+        error = _failure(retry_state)
+        if isinstance(error, Exception):
+            server = server_wait(self._classifier(error))
+            if server is not None:
+                return min(server, self._max_retry_after)
+        ceiling = backoff_ceiling(
+            retry_state.attempt_number,
+            initial=self._initial,
+            multiplier=self._multiplier,
+            max_wait=self._max_wait,
+        )
+        return full_jitter(ceiling) if self._jitter else ceiling
+
+
+def wait_retry_after_or_backoff(
+    *,
+    initial: float = 1.0,
+    multiplier: float = 2.0,
+    max_wait: float = 30.0,
+    jitter: bool = True,
+    max_retry_after: float = 60.0,
+    classifier: Classifier = classify,
+) -> _t.wait.wait_base:
+    """Wait what the server asked for, else exponential backoff with full jitter.
+
+    A server-directed wait (``Retry-After``, ``retry-after-ms``, read from the
+    classification's ``retry_after``) replaces the backoff and is capped at
+    ``max_retry_after``; pair this with :func:`stop_if_retry_after_exceeds` to give up
+    instead of waiting less than the server asked. The backoff after attempt *n* is
+    ``initial * multiplier**(n-1)`` capped at ``max_wait``, then, with ``jitter``,
+    uniform in ``[0, that]``.
+
+    .. versionadded:: 0.1.0
+    """
+    initial = require_number("initial", initial)
+    max_wait = require_number("max_wait", max_wait)
+    if initial > max_wait:
+        raise ValueError(f"initial ({initial:g}) must be <= max_wait ({max_wait:g})")
+    require_callable("classifier", classifier)
+    return _WaitRetryAfterOrBackoff(
+        initial=initial,
+        multiplier=require_number("multiplier", multiplier, minimum=1.0),
+        max_wait=max_wait,
+        jitter=require_bool("jitter", jitter),
+        max_retry_after=require_number("max_retry_after", max_retry_after),
+        classifier=classifier,
+    )
+
+
+class _StopIfRetryAfterExceeds(_t.stop.stop_base):
+    def __init__(self, max_retry_after: float, classifier: Classifier) -> None:
+        self._max_retry_after = max_retry_after
+        self._classifier = classifier
+
+    def __call__(self, retry_state: _t.RetryCallState) -> bool:
+        error = _failure(retry_state)
+        if not isinstance(error, Exception):
+            return False
+        server = server_wait(self._classifier(error))
+        return server is not None and server > self._max_retry_after
+
+
+def stop_if_retry_after_exceeds(
+    max_retry_after: float = 60.0, *, classifier: Classifier = classify
+) -> _t.stop.stop_base:
+    """Stop at once when the server asks for a wait above ``max_retry_after`` seconds.
+
+    Waiting less than the server asked would only earn another refusal, and waiting
+    longer than the caller tolerates is worse than failing now.
+
+    .. versionadded:: 0.1.0
+    """
+    require_callable("classifier", classifier)
+    return _StopIfRetryAfterExceeds(
+        require_number("max_retry_after", max_retry_after),
+        classifier,
+    )
