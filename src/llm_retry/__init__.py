@@ -16,7 +16,7 @@ from llm_retry._strategies import (
     stop_if_retry_after_exceeds,
     wait_retry_after_or_backoff,
 )
-from llm_retry._testing import RetryRecorder, testing
+from llm_retry._testing import RetryRecorder, instant_retries
 
 __all__ = [
     "Attempt",
@@ -28,11 +28,11 @@ __all__ = [
     "RetryRecorder",
     "RetryStats",
     "StopReason",
+    "instant_retries",
     "log_retry",
     "retry_if_code",
     "retry_info",
     "retry_llm",
     "stop_if_retry_after_exceeds",
-    "testing",
     "wait_retry_after_or_backoff",
 ]

@@ -10,16 +10,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from llm_retry._testing import RetryRecorder, testing
+from llm_retry._testing import RetryRecorder, instant_retries
 
 __all__ = ["llm_retry_testing"]
 
 
 @pytest.fixture
 def llm_retry_testing() -> Iterator[RetryRecorder]:
-    """Turn retry waits off for one test and record them (see :func:`llm_retry.testing`).
+    """Turn retry waits off for one test and record them (see :func:`llm_retry.instant_retries`).
 
     .. versionadded:: 0.1.0
     """
-    with testing() as recorder:
+    with instant_retries() as recorder:
         yield recorder

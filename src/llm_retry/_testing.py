@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from llm_retry._events import RetryEvent
 
-__all__ = ["RetryRecorder", "active_recorder", "testing"]
+__all__ = ["RetryRecorder", "active_recorder", "instant_retries"]
 
 
 @dataclass(eq=False)
@@ -45,17 +45,17 @@ _SWITCH = _Switch()
 
 
 def active_recorder() -> RetryRecorder | None:
-    """The recorder of the innermost active :func:`testing` block, or ``None``."""
+    """The recorder of the innermost active :func:`instant_retries` block, or ``None``."""
     return _SWITCH.recorder
 
 
 @contextmanager
-def testing() -> Iterator[RetryRecorder]:
+def instant_retries() -> Iterator[RetryRecorder]:
     """Make every retry wait instant inside the block and record what would have happened.
 
     Example::
 
-        with llm_retry.testing() as recorder:
+        with llm_retry.instant_retries() as recorder:
             with pytest.raises(ServerError):
                 call_the_llm()
         assert recorder.sleeps == [1.0, 2.0, 4.0]
