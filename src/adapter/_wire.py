@@ -1,0 +1,505 @@
+"""Mistral chat-completions wire models, hand-written and small.
+
+Only the fields we send or read are modelled (the vendored OpenAPI spec and the
+``mistralai`` SDK are the reference, not the source). Three kinds of model:
+
+- **Request** models (:class:`ChatCompletionRequest`, the four messages, tools,
+  ``tool_choice``, ``response_format``) forbid unknown keys: the API answers an unknown
+  key with 422 ``extra_forbidden``, so a typo in our request mapping fails here, before
+  anything is sent.
+- **Response** models (:class:`CompletionChunk` and everything in it) ignore unknown
+  keys, so a field Mistral adds tomorrow passes. ``finish_reason`` is an open set.
+- **Content chunks** serve both directions. They ignore unknown keys too (a field we
+  do not store is never sent either).
+
+Unknown content chunk types are never dropped and never fail the parse: in a
+response, a chunk whose ``type`` we do not know (or that has no ``type``) becomes an
+:class:`UnknownChunk` that carries *only the type name*, never the payload. The stream
+mapper matches on the chunk classes and rejects an ``UnknownChunk`` (and any known type
+pi cannot show) with an error naming the type, per ADR 0014
+(``docs/adr/0014-content-chunk-coverage.md``). A malformed payload (not JSON, a field
+of the wrong type, a chunk that is not an object) is a :class:`pydantic.ValidationError`
+from :func:`parse_completion_chunk` instead. The request-side union is closed: we only
+send the nine types.
+
+Parsing is one call per ``data:`` payload (:func:`parse_completion_chunk`, i.e.
+``CompletionChunk.model_validate_json`` on the raw bytes); see ``bench/chunk_parse.py``.
+
+.. versionadded:: 0.1.0
+"""
+
+from typing import Annotated, Any, Literal, TypeAlias, get_args
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+)
+
+__all__ = [
+    "CONTENT_CHUNK_TYPES",
+    "THINK_PART_TYPES",
+    "AssistantMessage",
+    "AudioChunk",
+    "ChatCompletionRequest",
+    "CompletionChunk",
+    "CompletionResponseStreamChoice",
+    "CompletionTokensDetails",
+    "ContentChunk",
+    "DeltaContentChunk",
+    "DeltaMessage",
+    "DocumentURLChunk",
+    "FileChunk",
+    "FinishReason",
+    "Function",
+    "FunctionCall",
+    "FunctionName",
+    "ImageURL",
+    "ImageURLChunk",
+    "JsonSchema",
+    "Message",
+    "NamedToolChoice",
+    "Prediction",
+    "PromptMode",
+    "PromptTokensDetails",
+    "ReasoningEffort",
+    "ReferenceChunk",
+    "ResourceChunk",
+    "ResourceLinkChunk",
+    "ResponseFormat",
+    "SystemMessage",
+    "TextChunk",
+    "ThinkChunk",
+    "ThinkPart",
+    "Tool",
+    "ToolCall",
+    "ToolChoice",
+    "ToolMessage",
+    "ToolReferenceChunk",
+    "UnknownChunk",
+    "UsageInfo",
+    "UserMessage",
+    "parse_completion_chunk",
+]
+
+
+class _Response(BaseModel):
+    """Read from the wire: frozen, and unknown keys are ignored so new fields pass."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", hide_input_in_errors=True)
+
+
+class _Request(BaseModel):
+    """Sent to the wire: frozen, and unknown keys are an error (the API would 422)."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        hide_input_in_errors=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+    )
+
+
+# --- content chunks ------------------------------------------------------------------
+
+
+class TextChunk(_Response):
+    """``{"type": "text", "text": ...}``."""
+
+    type: Literal["text"] = "text"
+    text: str = Field(repr=False)
+
+
+class ImageURL(_Response):
+    """The object form of ``image_url``; ``url`` may be a ``data:`` URL."""
+
+    url: str = Field(repr=False)
+    detail: str | None = None
+
+
+class ImageURLChunk(_Response):
+    """An image by URL or ``data:`` URI, bare or as :class:`ImageURL`."""
+
+    type: Literal["image_url"] = "image_url"
+    image_url: str | ImageURL = Field(repr=False)
+
+
+class DocumentURLChunk(_Response):
+    """A document by URL (user input; never streamed by chat models we know of)."""
+
+    type: Literal["document_url"] = "document_url"
+    document_url: str = Field(repr=False)
+    document_name: str | None = None
+
+
+class ReferenceChunk(_Response):
+    """Citation marker: indexes into the references supplied with tool results."""
+
+    type: Literal["reference"] = "reference"
+    reference_ids: list[int | str]
+
+
+class FileChunk(_Response):
+    """An uploaded file by id."""
+
+    type: Literal["file"] = "file"
+    file_id: str
+
+
+class AudioChunk(_Response):
+    """Base64 audio input (Voxtral); pi has no audio surface (ADR 0014)."""
+
+    type: Literal["input_audio"] = "input_audio"
+    input_audio: str = Field(repr=False)
+
+
+class ToolReferenceChunk(_Response):
+    """A built-in tool's source, only inside a ``thinking`` chunk."""
+
+    type: Literal["tool_reference"] = "tool_reference"
+    tool: str
+    title: str
+    url: str | None = None
+    favicon: str | None = None
+    description: str | None = None
+
+
+class UnknownChunk(_Response):
+    """A chunk of a type we do not know: only the type name is kept, never the payload.
+
+    ``type`` is ``None`` when the chunk had no ``type`` key. The stream mapper rejects
+    it with an error naming the type (ADR 0014).
+    """
+
+    type: str | None = None
+
+
+def _tagger(known: frozenset[str]) -> Any:
+    """A callable discriminator: a known ``type`` selects its model, else ``unknown``.
+
+    Objects without a known type go to :class:`UnknownChunk`; non-objects get no tag,
+    which pydantic reports as a validation error.
+    """
+
+    def tag(value: Any) -> str | None:
+        if isinstance(value, dict):
+            kind = value.get("type")
+        elif isinstance(value, BaseModel):
+            kind = getattr(value, "type", None)
+        else:
+            return None
+        return kind if kind in known else "unknown"
+
+    return tag
+
+
+THINK_PART_TYPES = frozenset({"text", "reference", "tool_reference"})
+#: A part of a ``thinking`` chunk; an unknown part type becomes :class:`UnknownChunk`.
+ThinkPart: TypeAlias = Annotated[
+    Annotated[TextChunk, Tag("text")]
+    | Annotated[ReferenceChunk, Tag("reference")]
+    | Annotated[ToolReferenceChunk, Tag("tool_reference")]
+    | Annotated[UnknownChunk, Tag("unknown")],
+    Discriminator(_tagger(THINK_PART_TYPES)),
+]
+
+
+class ThinkChunk(_Response):
+    """Reasoning: a list of parts (text, and citation or tool references)."""
+
+    type: Literal["thinking"] = "thinking"
+    thinking: list[ThinkPart]
+    signature: str | None = Field(default=None, repr=False)
+    closed: bool | None = None
+
+
+class ResourceChunk(_Response):
+    """An embedded resource (SDK-only; undocumented for chat completions)."""
+
+    type: Literal["resource"] = "resource"
+    uri: str
+    content: Annotated[TextChunk | ImageURLChunk, Field(discriminator="type")]
+
+
+class ResourceLinkChunk(_Response):
+    """A link to a resource (SDK-only; undocumented for chat completions)."""
+
+    type: Literal["resource_link"] = "resource_link"
+    uri: str
+    metadata: dict[str, str | int | float | bool] | None = None
+
+
+#: The nine wire types, closed: what a request may contain.
+ContentChunk: TypeAlias = Annotated[
+    TextChunk
+    | ImageURLChunk
+    | DocumentURLChunk
+    | ReferenceChunk
+    | FileChunk
+    | ThinkChunk
+    | AudioChunk
+    | ResourceChunk
+    | ResourceLinkChunk,
+    Field(discriminator="type"),
+]
+
+#: The ``type`` tags of :data:`ContentChunk`, for the mapper and the coverage test.
+CONTENT_CHUNK_TYPES = frozenset(
+    member.model_fields["type"].default for member in get_args(get_args(ContentChunk)[0])
+)
+
+#: What a response delta may contain: the nine types, or :class:`UnknownChunk`.
+DeltaContentChunk: TypeAlias = Annotated[
+    Annotated[TextChunk, Tag("text")]
+    | Annotated[ImageURLChunk, Tag("image_url")]
+    | Annotated[DocumentURLChunk, Tag("document_url")]
+    | Annotated[ReferenceChunk, Tag("reference")]
+    | Annotated[FileChunk, Tag("file")]
+    | Annotated[ThinkChunk, Tag("thinking")]
+    | Annotated[AudioChunk, Tag("input_audio")]
+    | Annotated[ResourceChunk, Tag("resource")]
+    | Annotated[ResourceLinkChunk, Tag("resource_link")]
+    | Annotated[UnknownChunk, Tag("unknown")],
+    Discriminator(_tagger(CONTENT_CHUNK_TYPES)),
+]
+
+
+# --- tool calls ----------------------------------------------------------------------
+
+
+class FunctionCall(_Response):
+    """The called function; ``arguments`` is a JSON string (or, rarely, an object)."""
+
+    name: str = ""
+    arguments: str | dict[str, Any] = Field(default="", repr=False)
+
+
+class ToolCall(_Response):
+    """A tool call, in a response delta or replayed in an assistant message.
+
+    ``id`` is ``None`` or the string ``"null"`` when the server has not sent one yet
+    (a Speakeasy default that leaks onto the wire).
+    """
+
+    id: str | None = None
+    type: str = "function"
+    function: FunctionCall
+    index: int = 0
+
+
+# --- response ------------------------------------------------------------------------
+
+#: Why a choice stopped; an open set, since Mistral adds reasons over time. The literals
+#: document the known values (``model_length`` so far only on non-streamed responses).
+FinishReason: TypeAlias = (
+    Literal["stop", "length", "model_length", "error", "tool_calls"] | str  # noqa: PYI051  -- open enum
+)
+
+
+class DeltaMessage(_Response):
+    """What one chunk adds to the message: text, chunks and/or tool calls."""
+
+    role: str | None = None
+    content: str | list[DeltaContentChunk] | None = None
+    tool_calls: list[ToolCall] | None = None
+
+
+class CompletionResponseStreamChoice(_Response):
+    """One choice of a chunk (we read choice 0)."""
+
+    index: int
+    delta: DeltaMessage
+    finish_reason: FinishReason | None = None
+
+
+class PromptTokensDetails(_Response):
+    """Prompt token breakdown; ``cached_tokens`` are prompt-cache hits."""
+
+    cached_tokens: int | None = None
+
+
+class CompletionTokensDetails(_Response):
+    """Completion token breakdown."""
+
+    reasoning_tokens: int | None = None
+
+
+class UsageInfo(_Response):
+    """Token usage, on the last chunk. Cache hits hide under three spellings."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    prompt_tokens_details: PromptTokensDetails | None = None
+    prompt_token_details: PromptTokensDetails | None = None
+    num_cached_tokens: int | None = None
+    completion_tokens_details: CompletionTokensDetails | None = None
+
+    @property
+    def cached_tokens(self) -> int:
+        """Prompt tokens served from cache, from whichever field the server used."""
+        for details in (self.prompt_tokens_details, self.prompt_token_details):
+            if details is not None and details.cached_tokens is not None:
+                return details.cached_tokens
+        return self.num_cached_tokens or 0
+
+
+class CompletionChunk(_Response):
+    """One ``data:`` payload of the stream. ``choices`` may be empty (usage-only)."""
+
+    id: str
+    object: str | None = None
+    created: int | None = None
+    model: str
+    choices: list[CompletionResponseStreamChoice]
+    usage: UsageInfo | None = None
+
+
+def parse_completion_chunk(data: bytes | bytearray | str) -> CompletionChunk:
+    """Decode and validate one ``data:`` payload in a single call.
+
+    Raises:
+        pydantic.ValidationError: the payload is not JSON or not a chunk.
+
+    .. versionadded:: 0.1.0
+    """
+    return CompletionChunk.model_validate_json(data)
+
+
+# --- request -------------------------------------------------------------------------
+
+#: ``reasoning_effort``; ``max`` is in the SDK 3.7.0 enum but not yet in the spec.
+ReasoningEffort: TypeAlias = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
+#: ``prompt_mode``: ``reasoning`` selects the reasoning system prompt (magistral).
+PromptMode: TypeAlias = Literal["reasoning"]
+
+
+class SystemMessage(_Request):
+    """A system prompt: text, or text and thinking chunks."""
+
+    role: Literal["system"] = "system"
+    content: str | list[Annotated[TextChunk | ThinkChunk, Field(discriminator="type")]]
+
+
+class UserMessage(_Request):
+    """A user turn."""
+
+    role: Literal["user"] = "user"
+    content: str | list[ContentChunk] | None
+
+
+class AssistantMessage(_Request):
+    """A replayed assistant turn; ``prefix`` asks the model to continue it."""
+
+    role: Literal["assistant"] = "assistant"
+    content: str | list[ContentChunk] | None = None
+    tool_calls: list[ToolCall] | None = None
+    prefix: bool | None = None
+
+
+class ToolMessage(_Request):
+    """A tool result; ``tool_call_id`` must be 9 alphanumerics."""
+
+    role: Literal["tool"] = "tool"
+    content: str | list[ContentChunk] | None
+    tool_call_id: str | None = None
+    name: str | None = None
+
+
+#: A request message, discriminated by ``role``.
+Message: TypeAlias = Annotated[
+    SystemMessage | UserMessage | AssistantMessage | ToolMessage, Field(discriminator="role")
+]
+
+
+class Function(_Request):
+    """A function the model may call; ``parameters`` is a JSON Schema."""
+
+    name: str
+    description: str | None = None
+    parameters: dict[str, Any]
+    strict: bool | None = None
+
+
+class Tool(_Request):
+    """A function tool (the built-in tools are not used by this adapter)."""
+
+    type: Literal["function"] = "function"
+    function: Function
+
+
+class FunctionName(_Request):
+    """Names the function a :class:`NamedToolChoice` forces."""
+
+    name: str
+
+
+class NamedToolChoice(_Request):
+    """Force one particular function."""
+
+    type: Literal["function"] = "function"
+    function: FunctionName
+
+
+#: ``tool_choice``: a mode, or one named function.
+ToolChoice: TypeAlias = Literal["auto", "none", "any", "required"] | NamedToolChoice
+
+
+class JsonSchema(_Request):
+    """A named JSON Schema for structured output; ``schema`` is ``schema_`` in Python."""
+
+    name: str
+    description: str | None = None
+    schema_: dict[str, Any] = Field(alias="schema")
+    strict: bool | None = None
+
+
+class ResponseFormat(_Request):
+    """``response_format``: free text, any JSON object, or JSON matching a schema."""
+
+    type: Literal["text", "json_object", "json_schema"] = "text"
+    json_schema: JsonSchema | None = None
+
+
+class Prediction(_Request):
+    """Expected output, to speed up near-identical rewrites."""
+
+    type: Literal["content"] = "content"
+    content: str = ""
+
+
+class ChatCompletionRequest(_Request):
+    """The body of ``POST /v1/chat/completions``: spec fields only, as of the vendored spec.
+
+    Serialize with :meth:`to_json`, which leaves out every field that is ``None``.
+    """
+
+    model: str
+    messages: list[Message]
+    temperature: float | None = Field(default=None, ge=0, le=1.5)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    max_tokens: int | None = Field(default=None, ge=0)
+    stream: bool = True
+    stop: str | list[str] | None = None
+    random_seed: int | None = Field(default=None, ge=0)
+    metadata: dict[str, Any] | None = None
+    response_format: ResponseFormat | None = None
+    tools: list[Tool] | None = None
+    tool_choice: ToolChoice | None = None
+    presence_penalty: float | None = Field(default=None, ge=-2, le=2)
+    frequency_penalty: float | None = Field(default=None, ge=-2, le=2)
+    n: int | None = Field(default=None, ge=1)
+    prediction: Prediction | None = None
+    parallel_tool_calls: bool | None = None
+    reasoning_effort: ReasoningEffort | None = None
+    prompt_mode: PromptMode | None = None
+    prompt_cache_key: str | None = None
+    service_tier: Literal["auto", "standard_only"] | None = None
+    safe_prompt: bool | None = None
+
+    def to_json(self) -> bytes:
+        """The request body as JSON bytes, without the fields left at ``None``."""
+        return self.model_dump_json(exclude_none=True).encode()

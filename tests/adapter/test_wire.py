@@ -1,0 +1,456 @@
+"""Mistral wire models: chunk coverage against SDK and spec, stream quirks, strict requests."""
+
+import json
+from pathlib import Path
+from typing import get_args
+
+import pytest
+from pydantic import ValidationError
+from syrupy.extensions.json import JSONSnapshotExtension
+
+from adapter import _wire as wire
+
+ADR = "docs/adr/0014-content-chunk-coverage.md"
+SPEC = Path(__file__).resolve().parents[3] / "shared" / "mistral" / "openapi-public-doc.yaml"
+SECRET = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo="  # a base64 payload that must not be kept
+
+
+def sdk_tags(union: object) -> set[str]:
+    """The ``type`` tags of a ``mistralai`` union (its open-union fallback excluded)."""
+    value = getattr(union, "__value__", union)  # the SDK wraps some unions in TypeAliasType
+    args = get_args(value)
+    members = get_args(args[0]) if len(args) and get_args(args[0]) else args
+    tags = {member.model_fields["type"].default for member in members}
+    return tags - {"UNKNOWN"}
+
+
+def spec_union_tags(text: str, schema: str) -> set[str]:
+    """The discriminator mapping keys of a ``components.schemas`` union in the YAML spec.
+
+    PyYAML is not a dependency, so this reads the one block by indentation: the schema
+    key at four spaces, its ``mapping:`` and the deeper ``tag: '#/...'`` lines under it.
+    """
+    lines = text.splitlines()
+    start = lines.index(f"    {schema}:")
+    tags: set[str] = set()
+    in_mapping = False
+    for line in lines[start + 1 :]:
+        indent = len(line) - len(line.lstrip())
+        if line.strip() and indent <= 4:
+            break
+        if line.strip() == "mapping:":
+            in_mapping, mapping_indent = True, indent
+        elif in_mapping and indent > mapping_indent and "'#/components/schemas/" in line:
+            tags.add(line.strip().split(":", 1)[0])
+        elif in_mapping and line.strip():
+            in_mapping = False
+    return tags
+
+
+def coverage_message(missing: set[str]) -> str:
+    return (
+        f"Mistral added content chunk type(s) {sorted(missing)}: decide map or reject in the "
+        f"decision table of {ADR} (never drop), then model it in src/adapter/_wire.py."
+    )
+
+
+def test_chunk_types_equal_the_sdk_union():
+    """Our nine chunk types are exactly the ``mistralai`` SDK's ``ContentChunk`` union."""
+    from mistralai.client import models
+
+    upstream = sdk_tags(models.ContentChunk)
+    assert upstream - wire.CONTENT_CHUNK_TYPES == set(), coverage_message(
+        upstream - wire.CONTENT_CHUNK_TYPES
+    )
+    assert upstream == wire.CONTENT_CHUNK_TYPES
+
+
+def test_thinking_parts_equal_the_sdk_union():
+    """The parts a ``thinking`` chunk may hold match the SDK's ``Thinking`` union."""
+    from mistralai.client import models
+
+    thinking = models.ThinkChunk.model_fields["thinking"].annotation
+    upstream = sdk_tags(get_args(thinking)[0])
+    assert upstream - wire.THINK_PART_TYPES == set(), coverage_message(
+        upstream - wire.THINK_PART_TYPES
+    )
+    assert upstream == wire.THINK_PART_TYPES
+
+
+@pytest.mark.skipif(not SPEC.exists(), reason=f"vendored spec not found at {SPEC}")
+def test_chunk_types_cover_the_vendored_spec():
+    """Every type of the spec's ``ContentChunk`` union is modelled."""
+    spec_tags = spec_union_tags(SPEC.read_text(encoding="utf-8"), "ContentChunk")
+    assert len(spec_tags) >= 7  # the parser found the union, not an empty block
+    assert spec_tags <= wire.CONTENT_CHUNK_TYPES, coverage_message(
+        spec_tags - wire.CONTENT_CHUNK_TYPES
+    )
+
+
+def test_spec_reader_reads_a_mapping_block():
+    """The indentation reader takes the mapping keys and stops at the next schema."""
+    text = (
+        "    Other:\n      type: object\n"
+        "    ContentChunk:\n      oneOf:\n        - $ref: '#/components/schemas/A'\n"
+        "      discriminator:\n        propertyName: type\n        mapping:\n"
+        "          a: '#/components/schemas/A'\n          b_c: '#/components/schemas/B'\n"
+        "      title: ContentChunk\n"
+        "    Next:\n      discriminator:\n        mapping:\n          z: '#/components/schemas/Z'\n"
+    )
+    assert spec_union_tags(text, "ContentChunk") == {"a", "b_c"}
+
+
+def test_coverage_failure_points_at_the_adr():
+    """A new upstream type fails with a message naming the type and the decision table."""
+    message = coverage_message({"video_url"})
+    assert "'video_url'" in message
+    assert ADR in message
+    assert Path(__file__).resolve().parents[2].joinpath(ADR).exists()
+
+
+# --- parsing the stream ----------------------------------------------------------------
+
+HEAD = '"id":"5906","object":"chat.completion.chunk","created":1764258570,"model":"m"'
+
+
+def chunk(delta: str, finish: str = "null", extra: str = "") -> bytes:
+    """One ``data:`` payload with the given delta JSON."""
+    choice = f'{{"index":0,"delta":{delta},"finish_reason":{finish}}}'
+    return f'{{{HEAD},"choices":[{choice}]{extra}}}'.encode()
+
+
+def test_docs_example_stream():
+    """The documented three-chunk stream: role, text pieces, stop with usage."""
+    first = wire.parse_completion_chunk(chunk('{"role":"assistant","content":""}'))
+    middle = wire.parse_completion_chunk(chunk('{"content":"3"}'))
+    last = wire.parse_completion_chunk(
+        chunk(
+            '{"content":"00"}',
+            '"stop"',
+            ',"usage":{"prompt_tokens":19,"completion_tokens":7,"total_tokens":26}',
+        )
+    )
+    assert first.choices[0].delta.role == "assistant"
+    assert middle.choices[0].delta.content == "3"
+    assert last.choices[0].finish_reason == "stop"
+    assert last.usage == wire.UsageInfo(prompt_tokens=19, completion_tokens=7, total_tokens=26)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        pytest.param(b'{"id":"","model":"m","choices":[]}', id="empty-id-no-object"),
+        pytest.param(
+            b'{"id":"x","model":"m","choices":[],"usage":{"prompt_tokens":1}}', id="usage-only"
+        ),
+        pytest.param(chunk('{"role":null}', extra=',"newTopLevel":1'), id="unknown-fields"),
+    ],
+)
+def test_quirky_chunks_parse(payload):
+    """Empty ids, usage-only chunks without choices and unknown fields all pass."""
+    assert wire.parse_completion_chunk(payload).model == "m"
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        pytest.param("stop", id="stop"),
+        pytest.param("length", id="length"),
+        pytest.param("model_length", id="model_length"),
+        pytest.param("error", id="error"),
+        pytest.param("tool_calls", id="tool_calls"),
+        pytest.param("content_filter", id="newer-string"),
+    ],
+)
+def test_finish_reason_is_an_open_set(reason):
+    """Known reasons and a newer string are all kept verbatim."""
+    parsed = wire.parse_completion_chunk(chunk('{"content":""}', f'"{reason}"'))
+    assert parsed.choices[0].finish_reason == reason
+
+
+def test_tool_calls_arrive_complete():
+    """A tool call delta carries id, name, the JSON-string arguments and the index."""
+    delta = (
+        '{"content":"","tool_calls":[{"id":"D681PevKs","function":{"name":"get_weather",'
+        '"arguments":"{\\"city\\": \\"Paris\\"}"},"index":0},{"function":{"name":"f",'
+        '"arguments":{"x":1}},"index":1}]}'
+    )
+    calls = wire.parse_completion_chunk(chunk(delta, '"tool_calls"')).choices[0].delta.tool_calls
+    assert calls is not None
+    assert calls[0] == wire.ToolCall(
+        id="D681PevKs",
+        function=wire.FunctionCall(name="get_weather", arguments='{"city": "Paris"}'),
+        index=0,
+    )
+    assert calls[1].id is None
+    assert calls[1].function.arguments == {"x": 1}
+
+
+NINE = [
+    ('{"type":"text","text":"hi"}', wire.TextChunk),
+    (f'{{"type":"image_url","image_url":"data:image/png;base64,{SECRET}"}}', wire.ImageURLChunk),
+    (
+        '{"type":"image_url","image_url":{"url":"https://x/y.png","detail":"low"}}',
+        wire.ImageURLChunk,
+    ),
+    ('{"type":"document_url","document_url":"https://x/d.pdf"}', wire.DocumentURLChunk),
+    ('{"type":"reference","reference_ids":[1,"abc"]}', wire.ReferenceChunk),
+    ('{"type":"file","file_id":"9b1c"}', wire.FileChunk),
+    (
+        (
+            '{"type":"thinking","thinking":[{"type":"text","text":"hm"},'
+            '{"type":"reference","reference_ids":[0]},'
+            '{"type":"tool_reference","tool":"web_search","title":"t"}],'
+            '"signature":"s","closed":true}'
+        ),
+        wire.ThinkChunk,
+    ),
+    (f'{{"type":"input_audio","input_audio":"{SECRET}"}}', wire.AudioChunk),
+    ('{"type":"resource","uri":"u","content":{"type":"text","text":"r"}}', wire.ResourceChunk),
+    ('{"type":"resource_link","uri":"u","metadata":{"k":1}}', wire.ResourceLinkChunk),
+]
+
+
+@pytest.mark.parametrize(
+    ("raw", "cls"), [pytest.param(raw, cls, id=json.loads(raw)["type"]) for raw, cls in NINE]
+)
+def test_each_known_chunk_type_parses_in_a_delta(raw, cls):
+    """All nine wire types become their own class inside ``delta.content``."""
+    parsed = wire.parse_completion_chunk(chunk(f'{{"content":[{raw}]}}'))
+    content = parsed.choices[0].delta.content
+    assert isinstance(content, list)
+    assert type(content[0]) is cls
+
+
+def test_examples_cover_all_nine_types():
+    """The examples above exercise every modelled type."""
+    assert {json.loads(raw)["type"] for raw, _ in NINE} == wire.CONTENT_CHUNK_TYPES
+
+
+def test_thinking_parts_keep_their_classes():
+    """A thinking chunk's text, reference and tool_reference parts are told apart."""
+    raw = NINE[6][0]
+    content = wire.parse_completion_chunk(chunk(f'{{"content":[{raw}]}}')).choices[0].delta.content
+    assert isinstance(content, list)
+    think = content[0]
+    assert isinstance(think, wire.ThinkChunk)
+    assert [type(part) for part in think.thinking] == [
+        wire.TextChunk,
+        wire.ReferenceChunk,
+        wire.ToolReferenceChunk,
+    ]
+    assert think.signature == "s"
+
+
+@pytest.mark.parametrize(
+    ("item", "kind"),
+    [
+        pytest.param(f'{{"type":"video_url","video_url":"{SECRET}"}}', "video_url", id="unknown"),
+        pytest.param(f'{{"data":"{SECRET}"}}', None, id="missing-type"),
+        pytest.param(
+            f'{{"type":"tool_reference","tool":"x","title":"{SECRET}"}}',
+            "tool_reference",
+            id="nested-only-type",
+        ),
+    ],
+)
+def test_unknown_chunk_types_keep_only_the_type_name(item, kind):
+    """An unknown chunk parses to ``UnknownChunk(type=...)``; its payload is not kept."""
+    parsed = wire.parse_completion_chunk(
+        chunk(f'{{"content":[{{"type":"text","text":"a"}},{item}]}}')
+    )
+    content = parsed.choices[0].delta.content
+    assert isinstance(content, list)
+    unknown = content[1]
+    assert type(unknown) is wire.UnknownChunk
+    assert unknown.type == kind
+    assert unknown.model_dump() == {"type": kind}
+    assert SECRET not in repr(parsed)
+
+
+def test_unknown_thinking_part_keeps_only_the_type_name():
+    """Inside ``thinking``, an unknown part type is an ``UnknownChunk`` too."""
+    raw = f'{{"type":"thinking","thinking":[{{"type":"image_url","image_url":"{SECRET}"}}]}}'
+    content = wire.parse_completion_chunk(chunk(f'{{"content":[{raw}]}}')).choices[0].delta.content
+    assert isinstance(content, list)
+    think = content[0]
+    assert isinstance(think, wire.ThinkChunk)
+    assert think.thinking == [wire.UnknownChunk(type="image_url")]
+
+
+@pytest.mark.parametrize(
+    ("payload", "match"),
+    [
+        pytest.param(b"{this is not json", "Invalid JSON", id="not-json"),
+        pytest.param(
+            b'{"object":"error","message":"Rate limit exceeded","type":"rate_limited"}',
+            "choices",
+            id="error-object",
+        ),
+        pytest.param(
+            chunk('{"content":["bare string"]}'), "Unable to extract tag", id="non-object-chunk"
+        ),
+        pytest.param(chunk('{"content":[{"type":5}]}'), "type", id="non-string-type"),
+        pytest.param(chunk('{"content":[{"type":"text"}]}'), "text", id="text-without-text"),
+    ],
+)
+def test_malformed_payloads_fail_the_parse(payload, match):
+    """Malformed payloads raise ``ValidationError`` naming what is wrong, not the payload."""
+    with pytest.raises(ValidationError, match=match) as info:
+        wire.parse_completion_chunk(payload)
+    assert "Rate limit exceeded" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("usage", "cached"),
+    [
+        pytest.param(
+            {"prompt_tokens_details": {"cached_tokens": 5}}, 5, id="prompt_tokens_details"
+        ),
+        pytest.param({"prompt_token_details": {"cached_tokens": 6}}, 6, id="prompt_token_details"),
+        pytest.param({"num_cached_tokens": 7}, 7, id="num_cached_tokens"),
+        pytest.param(
+            {"prompt_tokens_details": {"cached_tokens": 5}, "num_cached_tokens": 7},
+            5,
+            id="details-win",
+        ),
+        pytest.param({"prompt_tokens_details": {}, "num_cached_tokens": 7}, 7, id="empty-details"),
+        pytest.param({}, 0, id="none"),
+    ],
+)
+def test_cached_tokens_from_any_spelling(usage, cached):
+    """Cache hits are read from whichever of the three fields the server sent."""
+    assert wire.UsageInfo.model_validate({"prompt_tokens": 10, **usage}).cached_tokens == cached
+
+
+def test_reasoning_tokens_are_read():
+    """``completion_tokens_details.reasoning_tokens`` is modelled."""
+    usage = wire.UsageInfo.model_validate({"completion_tokens_details": {"reasoning_tokens": 3}})
+    assert usage.completion_tokens_details == wire.CompletionTokensDetails(reasoning_tokens=3)
+
+
+# --- the request ------------------------------------------------------------------------
+
+
+def full_request() -> wire.ChatCompletionRequest:
+    """A request that uses every kind of message and option we model."""
+    return wire.ChatCompletionRequest(
+        model="mistral-small-latest",
+        messages=[
+            wire.SystemMessage(content="Be brief."),
+            wire.UserMessage(
+                content=[
+                    wire.TextChunk(text="What is in this image?"),
+                    wire.ImageURLChunk(image_url="https://example.com/cat.png"),
+                ]
+            ),
+            wire.AssistantMessage(
+                content="",
+                tool_calls=[
+                    wire.ToolCall(
+                        id="D681PevKs",
+                        function=wire.FunctionCall(name="lookup", arguments='{"q": "cat"}'),
+                    )
+                ],
+            ),
+            wire.ToolMessage(content="a cat", tool_call_id="D681PevKs", name="lookup"),
+        ],
+        temperature=0.3,
+        max_tokens=256,
+        tools=[
+            wire.Tool(
+                function=wire.Function(
+                    name="lookup",
+                    description="Look something up.",
+                    parameters={"type": "object", "properties": {"q": {"type": "string"}}},
+                )
+            )
+        ],
+        tool_choice=wire.NamedToolChoice(function=wire.FunctionName(name="lookup")),
+        response_format=wire.ResponseFormat(
+            type="json_schema",
+            json_schema=wire.JsonSchema(name="answer", schema_={"type": "object"}, strict=True),
+        ),
+        reasoning_effort="high",
+        prompt_mode="reasoning",
+        random_seed=7,
+    )
+
+
+def test_request_payload(snapshot):
+    """The request body as sent: spec names, ``None`` fields left out."""
+    body = json.loads(full_request().to_json())
+    assert body == snapshot.use_extension(JSONSnapshotExtension)
+    assert body["response_format"]["json_schema"]["schema"] == {"type": "object"}
+    assert "top_p" not in body
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        pytest.param("max_completion_tokens", 32000, id="openai-name"),
+        pytest.param("stream_options", {"include_usage": True}, id="stream_options"),
+        pytest.param("seed", 1, id="seed"),
+    ],
+)
+def test_request_rejects_unknown_keys(field, value):
+    """A key the API would 422 on is rejected here, by name."""
+    with pytest.raises(ValidationError, match=field):
+        wire.ChatCompletionRequest.model_validate(
+            {"model": "m", "messages": [{"role": "user", "content": "hi"}], field: value}
+        )
+
+
+def test_request_messages_reject_unknown_keys():
+    """``name`` on a user message (an OpenAI habit) is rejected before sending."""
+    with pytest.raises(ValidationError, match="name"):
+        wire.UserMessage.model_validate({"role": "user", "content": "hi", "name": "bob"})
+
+
+def test_request_messages_dispatch_on_role():
+    """An unknown role is named in the error."""
+    with pytest.raises(ValidationError, match="Input tag 'developer' found using 'role'"):
+        wire.ChatCompletionRequest.model_validate(
+            {"model": "m", "messages": [{"role": "developer", "content": "x"}]}
+        )
+
+
+def test_request_content_union_is_closed():
+    """We never send a chunk type outside the nine."""
+    with pytest.raises(ValidationError, match="Input tag 'video_url' found using 'type'"):
+        wire.UserMessage.model_validate({"content": [{"type": "video_url", "video_url": "u"}]})
+
+
+@pytest.mark.parametrize(
+    "choice",
+    [
+        pytest.param("auto", id="auto"),
+        pytest.param("none", id="none"),
+        pytest.param("any", id="any"),
+        pytest.param("required", id="required"),
+        pytest.param({"type": "function", "function": {"name": "f"}}, id="named"),
+    ],
+)
+def test_tool_choice_forms(choice):
+    """``tool_choice`` is a mode or a named function, and round-trips as sent."""
+    request = wire.ChatCompletionRequest.model_validate(
+        {"model": "m", "messages": [{"role": "user", "content": "x"}], "tool_choice": choice}
+    )
+    assert json.loads(request.to_json())["tool_choice"] == choice
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        pytest.param("temperature", 1.6, id="temperature"),
+        pytest.param("top_p", 0, id="top_p"),
+        pytest.param("reasoning_effort", "extreme", id="reasoning_effort"),
+        pytest.param("prompt_mode", "fast", id="prompt_mode"),
+    ],
+)
+def test_request_values_are_checked(field, value):
+    """Values outside the spec's ranges and enums fail locally, naming the field."""
+    with pytest.raises(ValidationError, match=field):
+        wire.ChatCompletionRequest.model_validate(
+            {"model": "m", "messages": [{"role": "user", "content": "x"}], field: value}
+        )
