@@ -105,13 +105,13 @@ class ParsedTraceback:
 
 def match_header(text: str) -> tuple[str, bool] | None:
     """If ``text`` opens a traceback, return its line prefix and whether it is a group."""
-    found = _HEADER.search(text)
-    if found is not None:
-        return text[: found.start()], False
     found = _GROUP_HEADER.search(text)
     if found is not None:
         lead = text[: found.start()]
         return (lead.rstrip() + " " if lead.strip() else ""), True
+    found = _HEADER.search(text)
+    if found is not None:
+        return text[: found.start()], False
     return None
 
 
