@@ -98,11 +98,15 @@ class RetryInfo:
 
 
 def annotate(error: BaseException, info: RetryInfo) -> None:
-    """Attach ``info`` to ``error`` as an attribute and a note (the error is not wrapped)."""
-    # Some exception types forbid new attributes; the note still carries the facts.
+    """Attach ``info`` to ``error`` as an attribute and a note (the error is not wrapped).
+
+    Exception types that refuse new attributes (a frozen dataclass exception refuses
+    even ``__notes__``) are left as they are: annotating must never replace the error.
+    """
     with contextlib.suppress(AttributeError, TypeError):
         setattr(error, _INFO_ATTRIBUTE, info)
-    error.add_note(info.note())
+    with contextlib.suppress(AttributeError, TypeError):
+        error.add_note(info.note())
 
 
 def retry_info(error: BaseException) -> RetryInfo | None:
