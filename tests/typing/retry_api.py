@@ -1,0 +1,141 @@
+"""Type-checked, never run: the ``llm_retry`` API from a user's point of view.
+
+``mypy --strict src tests/typing`` checks this file; ``warn_unused_ignores`` (part of
+strict) makes every ``# type: ignore`` below an assertion that mypy does reject the line.
+"""
+
+import dataclasses
+from collections.abc import AsyncIterator, Generator, Iterator
+from typing import assert_type
+
+import tenacity
+
+import llm_retry
+from llm_errors import Classification, ErrorCode, RateLimitError, classify
+
+budget = llm_retry.RetryBudget(capacity=5, refill=0.2)
+policy = llm_retry.RetryPolicy(
+    max_attempts=3,
+    deadline=30.0,
+    retry_on=frozenset({ErrorCode.RATE_LIMIT, ErrorCode.SERVER}),
+    budget=budget,
+)
+assert_type(llm_retry.RetryPolicy.from_env(), llm_retry.RetryPolicy)
+assert_type(llm_retry.RetryPolicy.from_mapping({"max_attempts": "3"}), llm_retry.RetryPolicy)
+assert_type(dataclasses.replace(policy, max_attempts=2), llm_retry.RetryPolicy)
+llm_retry.RetryPolicy(max_attempts="3")  # type: ignore[arg-type]
+llm_retry.RetryPolicy(retry_on={ErrorCode.SERVER})  # type: ignore[arg-type]
+
+
+@llm_retry.retry_llm(policy)
+def complete(prompt: str, *, temperature: float = 0.0) -> str:
+    return f"{prompt}{temperature}"
+
+
+assert_type(complete("hi"), str)
+assert_type(complete("hi", temperature=0.5), str)
+complete(1)  # type: ignore[arg-type]
+complete("hi", top_p=1.0)  # type: ignore[call-arg]
+
+
+@llm_retry.retry_llm()
+async def acomplete(prompt: str) -> str:
+    return prompt
+
+
+@policy.wrap
+def stream(prompt: str) -> Iterator[str]:
+    yield prompt
+
+
+@policy.wrap
+def chat(prompt: str) -> Generator[str, int, bool]:
+    reply = yield prompt
+    return reply > 0
+
+
+@policy.wrap
+async def astream(prompt: str) -> AsyncIterator[str]:
+    yield prompt
+
+
+assert_type(stream("x"), Iterator[str])
+assert_type(chat("x"), Generator[str, int, bool])
+assert_type(astream("x"), AsyncIterator[str])
+
+
+async def use_async() -> None:
+    assert_type(await acomplete("hi"), str)
+    async for chunk in astream("x"):
+        assert_type(chunk, str)
+
+
+def block() -> str:
+    for attempt in policy.attempts():
+        with attempt:
+            assert_type(attempt.number, int)
+            return complete("x")
+    raise AssertionError
+
+
+async def async_block() -> str:
+    async for attempt in policy.attempts(name="ask"):
+        with attempt:
+            return await acomplete("x")
+    raise AssertionError
+
+
+class Client:
+    """Decorated methods keep ``self`` binding and their signatures."""
+
+    @llm_retry.retry_llm(policy)
+    def ask(self, prompt: str) -> str:
+        """Sync method."""
+        return prompt
+
+    @llm_retry.retry_llm(policy)
+    async def aask(self, prompt: str) -> str:
+        """Async method."""
+        return prompt
+
+
+assert_type(Client().ask("x"), str)
+Client().ask(1)  # type: ignore[arg-type]
+
+
+async def use_client() -> None:
+    assert_type(await Client().aask("x"), str)
+
+
+def on_retry(event: llm_retry.RetryEvent) -> None:
+    assert_type(event.classification, Classification)
+    assert_type(event.sleep, float)
+    assert_type(event.elapsed, float)
+    assert_type(event.attempt, int)
+    llm_retry.log_retry(event)
+
+
+hooked = llm_retry.RetryPolicy(on_retry=on_retry, classifier=classify)
+llm_retry.RetryPolicy(on_retry=lambda event: event.sleep)
+llm_retry.RetryPolicy(classifier=lambda _error: 1)  # type: ignore[arg-type,return-value]
+
+retrying = tenacity.Retrying(
+    retry=llm_retry.retry_if_code({ErrorCode.SERVER}) | tenacity.retry_if_exception_type(OSError),
+    wait=llm_retry.wait_retry_after_or_backoff(max_wait=10) + tenacity.wait_fixed(1),
+    stop=tenacity.stop_after_attempt(3) | llm_retry.stop_if_retry_after_exceeds(30),
+    reraise=True,
+)
+
+with llm_retry.instant_retries() as recorder:
+    assert_type(recorder.sleeps, list[float])
+    assert_type(recorder.events, list[llm_retry.RetryEvent])
+
+info = llm_retry.retry_info(RateLimitError("slow"))
+if info is not None:
+    assert_type(info.attempts, int)
+    assert_type(info.reason, llm_retry.StopReason)
+    assert_type(info.items_delivered, int | None)
+
+assert_type(policy.stats.give_ups, dict[ErrorCode, int])
+assert_type(policy.stats.retries, int)
+assert_type(budget.try_spend(), bool)
