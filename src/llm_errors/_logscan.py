@@ -88,16 +88,13 @@ _ERROR_KEYS = (
     "stack_trace",
     "traceback",
 )
-_MESSAGE_KEYS = (
-    ("message",),
-    ("msg",),
+_SUMMARY_KEYS = (("message",), ("msg",), ("event",))
+_DETAIL_KEYS = (
     ("error", "message"),
     ("err", "message"),
     ("error",),
     ("err",),
     ("exception",),
-    ("exc_info",),
-    ("event",),
 )
 _RANK = {
     Layer.TYPED: 0,
@@ -267,12 +264,22 @@ def _record_flagged(record: Mapping[str, object]) -> bool:
     return any(record.get(key) for key in _ERROR_KEYS)
 
 
-def _record_text(record: Mapping[str, object]) -> str:
-    """The record's message, or the record itself as compact JSON."""
-    for path in _MESSAGE_KEYS:
+def _first_text(record: Mapping[str, object], paths: Sequence[Sequence[str]]) -> str | None:
+    for path in paths:
         value = lookup(record, path)
         if isinstance(value, str) and value.strip():
             return value
+    return None
+
+
+def _record_text(record: Mapping[str, object]) -> str:
+    """The record's message and error detail, or the record itself as compact JSON."""
+    summary = _first_text(record, _SUMMARY_KEYS)
+    detail = _first_text(record, _DETAIL_KEYS)
+    if summary and detail and detail != summary:
+        return f"{summary}: {detail}"
+    if summary or detail:
+        return summary or detail or ""
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)[
         :_REDACT_WINDOW
     ]
