@@ -24,7 +24,15 @@ from typing import IO, Final, Protocol
 
 from llm_errors._logscan import Problem, ProblemKind
 
-__all__ = ["LINE_LIMIT", "InputError", "Readable", "Source", "decode_line", "iter_lines", "open_source"]
+__all__ = [
+    "LINE_LIMIT",
+    "InputError",
+    "Readable",
+    "Source",
+    "decode_line",
+    "iter_lines",
+    "open_source",
+]
 
 #: Longest line read whole, in bytes; the rest of a longer line is skipped (and reported).
 LINE_LIMIT: Final = 1 << 20
