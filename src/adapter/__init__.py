@@ -1,5 +1,12 @@
 """A Mistral chat-completions streaming adapter onto the pi content model."""
 
+from adapter._catalog import (
+    CATALOG_DATE,
+    UnknownModelError,
+    calculate_cost,
+    get_model,
+    list_models,
+)
 from adapter._content import (
     ASSISTANT_CONTENT_ADAPTER,
     USER_CONTENT_ADAPTER,
@@ -67,6 +74,7 @@ __all__ = [
     "AGENT_MESSAGE_ADAPTER",
     "ASSISTANT_CONTENT_ADAPTER",
     "ASSISTANT_MESSAGE_EVENT_ADAPTER",
+    "CATALOG_DATE",
     "USER_CONTENT_ADAPTER",
     "AgentMessage",
     "AnthropicServerToolContent",
@@ -112,10 +120,14 @@ __all__ = [
     "ThinkingLevel",
     "ToolCall",
     "ToolResultMessage",
+    "UnknownModelError",
     "Usage",
     "UsageCost",
     "UserContent",
     "UserMessage",
+    "calculate_cost",
+    "get_model",
+    "list_models",
     "parse_agent_message",
     "parse_assistant_message_event",
 ]
