@@ -15,7 +15,7 @@ a final chunk with usage), in one run:
 - **json.loads**: the plain decode, the floor for any validating parser.
 
 Also prints the cost of constructing one pi event, the mapper's per-chunk allocation.
-Prints medians over several runs and the ratios against ours.
+Prints medians over several interleaved runs and the ratios against ours.
 
 Run: ``python bench/chunk_parse.py [--runs R] [--repeat N]``
 """
@@ -142,13 +142,14 @@ def main() -> None:
     }
     # The SDK is ~100x slower: give it fewer passes so a run stays short.
     repeats = {"sdk": max(1, args.repeat // 10), "sdk-unmarshal": max(1, args.repeat // 10)}
-    medians = {}
-    for name, parse in methods.items():
+    for parse in methods.values():
         parse(chunks[0])  # warm up
-        runs = [
-            time_per_chunk(parse, chunks, repeats.get(name, args.repeat)) for _ in range(args.runs)
-        ]
-        medians[name] = statistics.median(runs)
+    # Rounds interleave the methods, so a load spike on the shared machine hits all alike.
+    runs: dict[str, list[float]] = {name: [] for name in methods}
+    for _ in range(args.runs):
+        for name, parse in methods.items():
+            runs[name].append(time_per_chunk(parse, chunks, repeats.get(name, args.repeat)))
+    medians = {name: statistics.median(times) for name, times in runs.items()}
 
     size = statistics.mean(len(chunk) for chunk in chunks)
     print(f"{len(chunks)} payloads per stream, mean {size:.0f} bytes; median of {args.runs} runs")
