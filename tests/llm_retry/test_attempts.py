@@ -109,3 +109,22 @@ def test_events_name_the_block(make_policy, script):
         with attempt:
             backend()
     assert [event.target for event in events] == ["summarise"]
+
+
+def test_iterators_are_their_own_iterators(make_policy):
+    """The loop objects follow the iterator protocols and show the attempt number."""
+    attempts = iter(make_policy().attempts())
+    assert iter(attempts) is attempts
+    attempt = next(attempts)
+    assert repr(attempt) == "<Attempt 1>"
+    with attempt:
+        pass
+
+    async def main():
+        loop = aiter(make_policy().attempts())
+        assert aiter(loop) is loop
+        async for attempt in loop:
+            with attempt:
+                pass
+
+    asyncio.run(main())

@@ -28,6 +28,7 @@ def test_repr_shows_the_level():
     """The repr says how full the bucket is."""
     budget = RetryBudget(capacity=3, refill=0.25)
     budget.try_spend()
+    assert (budget.capacity, budget.refill, budget.tokens) == (3, 0.25, 2)
     assert repr(budget) == "RetryBudget(capacity=3, refill=0.25, tokens=2)"
 
 

@@ -113,6 +113,12 @@ def test_from_mapping_still_validates():
         RetryPolicy.from_mapping({"max_attempts": "0"})
 
 
+def test_from_mapping_rejects_a_non_collection_of_codes():
+    """A ``retry_on`` that is neither a string nor a collection fails on construction."""
+    with pytest.raises(TypeError, match="retry_on"):
+        RetryPolicy.from_mapping({"retry_on": 5})
+
+
 def test_from_env_reads_prefixed_variables():
     """``LLM_RETRY_*`` variables set the fields; others are ignored."""
     environ = {

@@ -121,6 +121,29 @@ def _raise(error):
     raise error
 
 
+def state_failing_with(error, attempt=1):
+    """A tenacity call state whose last attempt raised ``error``."""
+    state = tenacity.RetryCallState(tenacity.Retrying(), fn=None, args=(), kwargs={})
+    state.attempt_number = attempt
+    state.set_exception((type(error), error, None))
+    return state
+
+
+def test_strategies_ignore_base_exceptions_for_server_waits():
+    """An interrupt never yields a server-directed wait nor a Retry-After stop."""
+    state = state_failing_with(KeyboardInterrupt())
+    assert wait_retry_after_or_backoff(jitter=False)(state) == 1.0
+    assert stop_if_retry_after_exceeds(0)(state) is False
+    assert retry_if_code()(state) is False
+
+
+def test_retry_if_code_repr_lists_the_codes():
+    """The predicate's repr shows what it retries."""
+    assert (
+        repr(retry_if_code({ErrorCode.SERVER})) == "retry_if_code([<ErrorCode.SERVER: 'SERVER'>])"
+    )
+
+
 def test_retry_if_code_refuses_aborted_and_non_codes():
     """Asking to retry ABORTED, or passing strings, is a caller bug."""
     with pytest.raises(ValueError, match="ABORTED"):
@@ -226,10 +249,7 @@ def test_planned_wait_property(*, attempt, initial, extra, multiplier, retry_aft
     wait = wait_retry_after_or_backoff(
         initial=initial, multiplier=multiplier, max_wait=max_wait, max_retry_after=cap
     )
-    state = tenacity.RetryCallState(tenacity.Retrying(), fn=None, args=(), kwargs={})
-    state.attempt_number = attempt
-    state.set_exception((RateLimitError, RateLimitError("x", retry_after=retry_after), None))
-    planned = wait(state)
+    planned = wait(state_failing_with(RateLimitError("x", retry_after=retry_after), attempt))
     if retry_after is not None and retry_after >= 0:
         assert planned == min(retry_after, cap)
     else:
