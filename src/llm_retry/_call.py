@@ -9,7 +9,6 @@ decisions as the public ones in ``_strategies``.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 import tenacity as _t
@@ -149,24 +148,26 @@ class Call:
         if self._policy.on_retry is not None:
             self._policy.on_retry(event)
 
-    def sleep(self, seconds: float) -> None:
-        """Wait with the policy's ``sleep``, or skip and record it in testing mode."""
+    def _instant(self, seconds: float) -> float:
+        """In testing mode, record the wait and turn it into zero; else keep it."""
         self.waited += seconds
         if self._recorder is None:
-            self._policy.sleep(seconds)
-        else:
-            self._recorder.sleeps.append(seconds)
-            self._skipped += seconds
+            return seconds
+        self._recorder.sleeps.append(seconds)
+        self._skipped += seconds
+        return 0.0
+
+    def sleep(self, seconds: float) -> None:
+        """Wait with the policy's ``sleep`` (for zero seconds in testing mode)."""
+        self._policy.sleep(self._instant(seconds))
 
     async def async_sleep(self, seconds: float) -> None:
-        """Wait with the policy's ``async_sleep``, or skip and record it in testing mode."""
-        self.waited += seconds
-        if self._recorder is None:
-            await self._policy.async_sleep(seconds)
-        else:
-            self._recorder.sleeps.append(seconds)
-            self._skipped += seconds
-            await asyncio.sleep(0)  # still yield to the loop, as a real wait would
+        """Wait with the policy's ``async_sleep`` (for zero seconds in testing mode).
+
+        Sleeping zero rather than not at all still yields to the event loop, with
+        whatever library the policy's ``async_sleep`` belongs to.
+        """
+        await self._policy.async_sleep(self._instant(seconds))
 
     # -- tenacity controllers ------------------------------------------------------
 

@@ -9,11 +9,13 @@ from llm_retry import RetryPolicy, StopReason, instant_retries, retry_info
 
 
 def never_sleep(seconds):
-    raise AssertionError(f"slept {seconds}s for real")
+    if seconds:
+        raise AssertionError(f"slept {seconds}s for real")
 
 
 async def never_sleep_async(seconds):
-    raise AssertionError(f"slept {seconds}s for real")
+    if seconds:
+        raise AssertionError(f"slept {seconds}s for real")
 
 
 def policy(**settings):
@@ -21,7 +23,7 @@ def policy(**settings):
 
 
 def test_waits_are_skipped_and_recorded(script):
-    """No sleep function is called; the planned waits are recorded in order."""
+    """Sleeps are for zero seconds; the planned waits are recorded in order."""
     backend = script(ServerError, ServerError, "ok")
     with instant_retries() as recorder:
         assert policy(jitter=False).wrap(backend)() == "ok"
@@ -65,3 +67,22 @@ def test_pytest_fixture_turns_waits_off(llm_retry_testing, script):
     """The ``llm_retry_testing`` fixture is the same switch for one test."""
     policy(jitter=False).wrap(script(ServerError, "ok"))()
     assert llm_retry_testing.sleeps == [1.0]
+
+
+def test_async_waits_become_zero_second_sleeps(script):
+    """The policy's own async sleep still runs, for zero seconds, so the loop gets a turn."""
+    slept = []
+
+    async def fake_sleep(seconds):
+        slept.append(seconds)
+
+    backend = script(ServerError, ServerError, "ok")
+
+    async def ask():
+        return await backend.acall()
+
+    wrapped = RetryPolicy(on_retry=None, async_sleep=fake_sleep).wrap(ask)
+    with instant_retries() as recorder:
+        assert asyncio.run(wrapped()) == "ok"
+    assert slept == [0.0, 0.0]
+    assert len(recorder.sleeps) == 2
