@@ -15,7 +15,7 @@ import tenacity as _t
 
 from llm_errors import Classification
 from llm_retry._events import RetryEvent, RetryInfo, StopReason, annotate
-from llm_retry._strategies import backoff_ceiling, full_jitter, is_retryable, server_wait
+from llm_retry._strategies import is_retryable, planned_wait, server_wait
 from llm_retry._testing import active_recorder
 
 if TYPE_CHECKING:
@@ -77,17 +77,18 @@ class Call:
     def wait(self, retry_state: _t.RetryCallState) -> float:
         """The server-directed wait if usable, else the (jittered) backoff."""
         policy = self._policy
+        server = None
         if policy.respect_retry_after:
             server = server_wait(self.classify(_failure(retry_state)))
-            if server is not None:
-                return min(server, policy.max_retry_after)
-        ceiling = backoff_ceiling(
+        return planned_wait(
+            server,
             retry_state.attempt_number,
             initial=policy.initial_wait,
             multiplier=policy.multiplier,
             max_wait=policy.max_wait,
+            jitter=policy.jitter,
+            max_retry_after=policy.max_retry_after,
         )
-        return full_jitter(ceiling) if policy.jitter else ceiling
 
     def stop(self, retry_state: _t.RetryCallState) -> bool:
         """Stop on attempts, a too-long Retry-After, the deadline, then the budget.

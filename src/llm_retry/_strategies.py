@@ -27,6 +27,7 @@ __all__ = [
     "backoff_ceiling",
     "check_retry_on",
     "is_retryable",
+    "planned_wait",
     "retry_if_code",
     "server_wait",
     "stop_if_retry_after_exceeds",
@@ -95,6 +96,23 @@ def full_jitter(ceiling: float) -> float:
     return random.uniform(0.0, ceiling)  # noqa: S311 - jitter, not cryptography
 
 
+def planned_wait(
+    server: float | None,
+    attempt: int,
+    *,
+    initial: float,
+    multiplier: float,
+    max_wait: float,
+    jitter: bool,
+    max_retry_after: float,
+) -> float:
+    """The wait after failed ``attempt``: the server's (capped) if any, else the backoff."""
+    if server is not None:
+        return min(server, max_retry_after)
+    ceiling = backoff_ceiling(attempt, initial=initial, multiplier=multiplier, max_wait=max_wait)
+    return full_jitter(ceiling) if jitter else ceiling
+
+
 def _failure(retry_state: _t.RetryCallState) -> BaseException | None:
     outcome = retry_state.outcome
     return None if outcome is None else outcome.exception()
@@ -148,17 +166,16 @@ class _WaitRetryAfterOrBackoff(_t.wait.wait_base):
 
     def __call__(self, retry_state: _t.RetryCallState) -> float:
         error = _failure(retry_state)
-        if isinstance(error, Exception):
-            server = server_wait(self._classifier(error))
-            if server is not None:
-                return min(server, self._max_retry_after)
-        ceiling = backoff_ceiling(
+        server = server_wait(self._classifier(error)) if isinstance(error, Exception) else None
+        return planned_wait(
+            server,
             retry_state.attempt_number,
             initial=self._initial,
             multiplier=self._multiplier,
             max_wait=self._max_wait,
+            jitter=self._jitter,
+            max_retry_after=self._max_retry_after,
         )
-        return full_jitter(ceiling) if self._jitter else ceiling
 
 
 def wait_retry_after_or_backoff(
