@@ -224,16 +224,17 @@ class _Run:
                 self.tally.files += 1
                 self.progress = self._progress(source.name, source.size)
                 scanner = Scanner(classify, mode=self.args.input, field=self.args.field)
+                feed, progress = scanner.feed, self.progress
                 number = 0
                 try:
                     for number, (raw, cut) in enumerate(iter_lines(source.stream), 1):
                         text, problems = decode_line(number, raw, cut)
                         for problem in problems:
                             self.report(source.name, problem)
-                        if text is not None:
-                            self.handle(source.name, scanner.feed(number, text))
-                        if self.progress is not None and not number % _PROGRESS_EVERY:
-                            self.progress.update(source.position())
+                        if text is not None and (events := feed(number, text)):
+                            self.handle(source.name, events)
+                        if progress is not None and not number % _PROGRESS_EVERY:
+                            progress.update(source.position())
                 except InputError as exc:
                     self.report(source.name, Problem(ProblemKind.UNREADABLE, exc.line, exc.detail))
                 self.handle(source.name, scanner.finish())

@@ -59,6 +59,7 @@ EXCERPT_LIMIT: Final = 240
 _REDACT_WINDOW: Final = 4096
 
 Classify = Callable[[object], Classification]
+_NOTHING: Final[tuple[()]] = ()
 Kind = Literal["line", "traceback", "record"]
 
 _MARKER = re.compile(
@@ -66,12 +67,30 @@ _MARKER = re.compile(
       \b(?:ERROR|CRITICAL|FATAL|SEVERE|PANIC|ALERT|EMERG|CRIT|ERR)\b
     | \b(?i:level(?:name)?)["']?\s*[=:]\s*["']?
       (?i:err(?:or)?|crit(?:ical)?|fatal|severe|panic|alert|emerg(?:ency)?)\b
-    | \b[A-Z]\w*(?:Error|Exception)\b
+    | (?:Error|Exception)\b
     | \bTraceback\b
     | \b(?:error|panic):
     | \b(?:Uncaught|Unhandled)\b
     """,
     re.VERBOSE,
+)
+# Substrings every marker contains: most lines have none, and ``in`` is far cheaper
+# than an alternation search with Python's ``re``.
+_MARKER_HINTS = (
+    "ERR",
+    "CRIT",
+    "FATAL",
+    "SEVERE",
+    "PANIC",
+    "ALERT",
+    "EMERG",
+    "rror",
+    "xception",
+    "Traceback",
+    "anic:",
+    "Uncaught",
+    "Unhandled",
+    "evel",
 )
 _TRACEBACK_HINT = "most recent call last):"
 _LEVEL_KEYS = ("level", "levelname", "severity", "log.level", "lvl")
@@ -140,8 +159,16 @@ class Finding:
     end_line: int
     kind: Kind
     classification: Classification
-    message: str
-    """A redacted excerpt of at most :data:`EXCERPT_LIMIT` characters."""
+    text: str
+    """The text that decided, raw: only :attr:`message` may leave the process."""
+
+    @property
+    def message(self) -> str:
+        """A redacted excerpt of :attr:`text`, at most :data:`EXCERPT_LIMIT` characters.
+
+        Computed on demand: a table report needs it only for unmatched errors.
+        """
+        return excerpt(self.text)
 
     @property
     def matched(self) -> bool:
@@ -179,7 +206,10 @@ def lookup(value: object, path: Sequence[str]) -> object:
 
 def has_marker(text: str) -> bool:
     """Whether a plain-text line says it reports an error (see the module docstring)."""
-    return _MARKER.search(text) is not None
+    for hint in _MARKER_HINTS:
+        if hint in text:
+            return _MARKER.search(text) is not None
+    return False
 
 
 def excerpt(text: str) -> str:
@@ -316,13 +346,13 @@ class Scanner:
         self.records = 0
         self.missing_field = 0
 
-    def feed(self, number: int, text: str) -> list[Finding | Problem]:
+    def feed(self, number: int, text: str) -> Sequence[Finding | Problem]:
         """Take line ``number`` (1-based, without its line ending)."""
         out: list[Finding | Problem] = []
         if self._traceback is not None:
             if self._traceback.feed(text):
                 self._traceback_lines = (self._traceback_lines[0], number)
-                return out
+                return _NOTHING
             out.append(self._close_traceback())
         if not text or text.isspace():
             self._release(out)
@@ -345,9 +375,10 @@ class Scanner:
                 self._traceback_lines = (number, number)
                 self._traceback_header, self._held = self._held, None
                 return out
-        self._release(out)
+        if self._held is not None:
+            out.append(self._held)
         self._held = self._line(number, text)
-        return out
+        return out or _NOTHING
 
     def finish(self) -> list[Finding | Problem]:
         """The end of the input: close an open traceback, release a held finding."""
@@ -367,7 +398,7 @@ class Scanner:
         verdict = self._classify(text)
         if verdict.layer is Layer.FALLBACK and not has_marker(text):
             return None
-        return Finding(number, number, "line", verdict, excerpt(text))
+        return Finding(number, number, "line", verdict, text)
 
     def _close_traceback(self) -> Finding:
         assert self._traceback is not None  # noqa: S101 -- only called with one open
@@ -376,10 +407,10 @@ class Scanner:
         header = self._traceback_header
         if header is not None:
             first = header.line
-            if _better((verdict, text), (header.classification, header.message)):
-                verdict, text = header.classification, header.message
+            if _better((verdict, text), (header.classification, header.text)):
+                verdict, text = header.classification, header.text
         self._traceback = self._traceback_header = None
-        return Finding(first, last, "traceback", verdict, excerpt(text))
+        return Finding(first, last, "traceback", verdict, text)
 
     def _parse_json(self, number: int, text: str) -> Mapping[str, object] | Problem:
         try:
@@ -417,7 +448,7 @@ class Scanner:
             flagged = _record_flagged(record) or has_marker(text)
         if verdict.layer is Layer.FALLBACK and not flagged:
             return None
-        return Finding(number, number, "record", verdict, excerpt(text))
+        return Finding(number, number, "record", verdict, text)
 
     def _embedded(
         self, record: Mapping[str, object], verdict: Classification, text: str

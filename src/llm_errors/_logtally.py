@@ -20,22 +20,26 @@ _KEY_LIMIT: Final = 160
 _UNREADABLE_LISTED: Final = 20
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
-_NORMALISERS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(
-            r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?"
-        ),
-        "<time>",
-    ),
-    (re.compile(rf"\b{_MONTH}\s+\d{{1,2}}\s+\d{{2}}:\d{{2}}:\d{{2}}\b"), "<time>"),
-    (re.compile(r"\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<time>"),
-    (re.compile(r"\b[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}\b"), "<uuid>"),
-    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<hex>"),
-    # Request, completion and trace ids: long tokens mixing letters and digits.
-    (re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{8,}"), "<id>"),
-    (re.compile(r"\d+(?:\.\d+)?"), "<n>"),
+# One pass, the alternatives tried in order at each position; the group name is the
+# placeholder.
+_FOLD = re.compile(
+    rf"""
+      (?P<time>\d{{4}}-\d{{2}}-\d{{2}}(?:[T\ ]\d{{2}}:\d{{2}}(?::\d{{2}})?(?:[.,]\d+)?
+               (?:Z|[+-]\d{{2}}:?\d{{2}})?)?
+             | \b{_MONTH}\s+\d{{1,2}}\s+\d{{2}}:\d{{2}}:\d{{2}}\b
+             | \b\d{{2}}:\d{{2}}:\d{{2}}(?:[.,]\d+)?\b)
+    | (?P<uuid>\b[0-9a-fA-F]{{8}}-(?:[0-9a-fA-F]{{4}}-){{3}}[0-9a-fA-F]{{12}}\b)
+    | (?P<hex>\b0x[0-9a-fA-F]+\b)
+    | (?P<id>\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{{8,}})  # request, trace, completion ids
+    | (?P<n>\d+(?:\.\d+)?)
+    """,
+    re.VERBOSE,
 )
 _LEADING_TIME = re.compile(r"^[\W_]*<time>[\s\],|-]*")
+
+
+def _placeholder(match: re.Match[str]) -> str:
+    return f"<{match.lastgroup}>"
 
 
 def normalise(message: str) -> str:
@@ -44,9 +48,7 @@ def normalise(message: str) -> str:
     Timestamps become ``<time>`` (and a leading one is dropped), UUIDs ``<uuid>``,
     long letter-and-digit tokens (request ids) ``<id>``, other numbers ``<n>``.
     """
-    for pattern, placeholder in _NORMALISERS:
-        message = pattern.sub(placeholder, message)
-    message = " ".join(_LEADING_TIME.sub("", message).split())
+    message = " ".join(_LEADING_TIME.sub("", _FOLD.sub(_placeholder, message)).split())
     return message[:_KEY_LIMIT]
 
 

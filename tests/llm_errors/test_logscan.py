@@ -209,8 +209,8 @@ def test_jsonl_field_path(record, field, code):
 def test_jsonl_field_missing_is_counted_not_an_error():
     """Records without the field are counted separately and produce no finding."""
     scanner = Scanner(classify, field="error.message")
-    assert scanner.feed(1, json.dumps({"level": "info", "msg": "served"})) == []
-    assert scanner.feed(2, json.dumps({"error": None})) == []
+    assert not scanner.feed(1, json.dumps({"level": "info", "msg": "served"}))
+    assert not scanner.feed(2, json.dumps({"error": None}))
     assert (scanner.records, scanner.missing_field) == (2, 2)
 
 
@@ -276,7 +276,7 @@ def test_jsonl_mode_rejects_non_objects():
 def test_text_mode_never_parses_json():
     """In text mode a JSON-looking line is just text."""
     scanner = Scanner(classify, mode=InputMode.TEXT)
-    assert scanner.feed(1, '{"level": "error", "msg": "x"}') == []
+    assert not scanner.feed(1, '{"level": "error", "msg": "x"}')
     assert scanner.records == 0
     [found] = scanner.finish()
     assert found.kind == "line"
