@@ -7,8 +7,9 @@ statistics). The tenacity baseline is what a user would write by hand:
 copies its controller per call. Streams are measured per item over a 100-item
 generator, since our delegation (to count delivered items) runs per item.
 
-Prints the median of several runs in microseconds per call (per stream for streams)
-and the ratios to both baselines, all measured in this run.
+Prints the median of several runs (variants measured round-robin, so background load
+hits them alike) in microseconds per call (per stream for streams) and the ratios to
+both baselines, all measured in this run.
 
 Run: ``python bench/retry_overhead.py [--calls N] [--runs R]``
 """
@@ -114,10 +115,12 @@ def main() -> None:
     print(f"median of {args.runs} runs, {args.calls} calls per run (streams: calls/10)")
     print(f"{'case':<26}{'variant':<11}{'µs/call':>10}{'x bare':>9}{'x tenacity':>12}")
     for case, variants in build_cases().items():
-        medians = {
-            name: statistics.median(run(args.calls) for _ in range(args.runs))
-            for name, run in variants.items()
-        }
+        # Round-robin over the variants so that load from other processes hits them alike.
+        samples: dict[str, list[float]] = {name: [] for name in variants}
+        for _ in range(args.runs):
+            for name, run in variants.items():
+                samples[name].append(run(args.calls))
+        medians = {name: statistics.median(values) for name, values in samples.items()}
         for name, seconds in medians.items():
             versus_tenacity = (
                 f"{seconds / medians['tenacity']:>12.2f}"
