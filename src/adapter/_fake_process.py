@@ -122,7 +122,7 @@ class FakeMistralProcess:
     def url(self) -> str:
         """The child server's base URL."""
         if self._url is None:
-            raise RuntimeError("FakeMistralProcess: not started (use it as a context manager)")
+            raise RuntimeError("FakeMistralProcess: not running (use it as a context manager)")
         return self._url
 
     @property
@@ -133,7 +133,7 @@ class FakeMistralProcess:
     def start(self) -> Self:
         """Start the child and wait until it prints its URL."""
         if self._process is not None:
-            raise RuntimeError("FakeMistralProcess: start() can be called once")
+            raise RuntimeError("FakeMistralProcess: already running")
         self._process = process = subprocess.Popen(  # noqa: S603  -- our own module, no shell
             self._command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True
         )
@@ -152,7 +152,7 @@ class FakeMistralProcess:
 
     def close(self) -> None:
         """Stop the child (SIGTERM, then SIGKILL after 10 s) and reap it."""
-        process, self._process = self._process, None
+        process, self._process, self._url = self._process, None, None
         if process is None:
             return
         process.terminate()

@@ -103,8 +103,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 class _TCPServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
     """A threading TCP server that tells the fake about every connection it opens/closes."""
 
+    # Handler threads are daemons (a forgotten server never blocks interpreter exit) that
+    # FakeMistral.close() joins itself: socketserver only joins non-daemon threads.
     daemon_threads = True
-    block_on_close = True  # server_close() joins the handler threads
+    block_on_close = False
     request_queue_size = 64
 
     def __init__(self, fake: FakeMistral, address: tuple[str, int]) -> None:
@@ -116,8 +118,14 @@ class _TCPServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
     ) -> None:
         assert isinstance(request, socket.socket)  # noqa: S101  -- TCP: always a socket
         request.settimeout(None)  # blocking, though accepted from a non-blocking listener
-        self.fake._track(request)  # noqa: SLF001
-        super().process_request(request, client_address)
+        thread = threading.Thread(
+            target=self.process_request_thread,
+            args=(request, client_address),
+            name=f"fake-mistral:{self.server_address[1]}:{client_address[1]}",
+            daemon=True,
+        )
+        self.fake._track(request, thread)  # noqa: SLF001
+        thread.start()
 
     def close_request(self, request: socket.socket) -> None:  # type: ignore[override]
         try:
@@ -219,6 +227,7 @@ class FakeMistral:
         self._requests: list[RecordedRequest] = []
         self._connections = threading.Condition()
         self._open: set[socket.socket] = set()
+        self._handlers: list[threading.Thread] = []
         self._accepted = 0
         self._server: _TCPServer | None = None
         self._thread: threading.Thread | None = None
@@ -254,7 +263,11 @@ class FakeMistral:
         for connection in connections:
             with contextlib.suppress(OSError):  # closed meanwhile
                 connection.shutdown(socket.SHUT_RDWR)
-        self._server.server_close()  # closes the listener and joins the handler threads
+        self._server.server_close()  # closes the listener
+        with self._connections:
+            handlers = list(self._handlers)
+        for thread in handlers:
+            thread.join()
         for end in self._wake:
             end.close()
 
@@ -363,10 +376,12 @@ class FakeMistral:
                         continue  # the client gave up before we accepted
                     server.process_request(request, address)
 
-    def _track(self, connection: socket.socket) -> None:
+    def _track(self, connection: socket.socket, handler: threading.Thread) -> None:
         with self._connections:
             self._open.add(connection)
             self._accepted += 1
+            self._handlers = [thread for thread in self._handlers if thread.is_alive()]
+            self._handlers.append(handler)
             self._connections.notify_all()
 
     def _untrack(self, connection: socket.socket) -> None:

@@ -44,8 +44,6 @@ See ``docs/testing.md``.
 .. versionadded:: 0.1.0
 """
 
-from __future__ import annotations
-
 import sys
 
 from adapter._fake_chunks import (
