@@ -1,8 +1,10 @@
 """A typed error taxonomy for LLM calls and a classifier that routes any failure to it."""
 
 from llm_errors._classification import Classification, Layer
-from llm_errors._classify import classify
+from llm_errors._classify import Classifier, Explanation, classify, explain
+from llm_errors._patterns import RULES, Example, Rule
 from llm_errors._redact import redact
+from llm_errors._retry_after import parse_retry_after
 from llm_errors._taxonomy import (
     DEFAULT_RETRYABLE_CODES,
     AbortedError,
@@ -24,12 +26,16 @@ from llm_errors._taxonomy import (
 
 __all__ = [
     "DEFAULT_RETRYABLE_CODES",
+    "RULES",
     "AbortedError",
     "AuthError",
     "Classification",
+    "Classifier",
     "ContentFilterError",
     "ContextOverflowError",
     "ErrorCode",
+    "Example",
+    "Explanation",
     "InvalidRequestError",
     "Layer",
     "LlmError",
@@ -37,10 +43,13 @@ __all__ = [
     "ProviderError",
     "QuotaExceededError",
     "RateLimitError",
+    "Rule",
     "ServerError",
     "TransportError",
     "classify",
     "error_class_for",
+    "explain",
     "make_error",
+    "parse_retry_after",
     "redact",
 ]

@@ -1,22 +1,429 @@
-"""The classifier (first cut: the typed layer only; the other layers are being built)."""
+"""The classifier: route any failure to an :class:`~llm_errors.ErrorCode`.
+
+Evidence is read in layers, most reliable first, and the most specific evidence
+wins:
+
+1. **typed**: our own :class:`~llm_errors.LlmError` anywhere in the chain carries its
+   code (one whose code is ``PROVIDER_ERROR`` is weak: the chain is searched on and
+   it is the fallback);
+2. **exception**: exception types in the ``__cause__``/``__context__`` chain and in
+   exception groups, by class identity or qualified name (``_exceptions.py``); a
+   specific type beats a generic wrapper, and a cancellation caused by a timeout is
+   a timeout;
+3. **status** and 4. **text**: HTTP statuses, provider error ``type``/``code`` values
+   and headers (``_status.py``), and the flattened message text matched against the
+   pattern table (``_patterns.py``). These two share one precedence order, the
+   table's: a structured signal ranks where the rule it maps to ranks, so a status
+   beats plain wordings while quota, context-overflow and content-filter wordings
+   beat a status.
+
+Afterwards a rate limit whose stated wait is over an hour is a quota
+(``policy.long-reset``). ``classify`` never raises; unknown input is
+``PROVIDER_ERROR`` with rule ``fallback``.
+"""
 
 from __future__ import annotations
 
+import functools
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Final
+
 from llm_errors._classification import Classification, Layer
+from llm_errors._evidence import Evidence, gather_mapping, gather_object, walk_exceptions
+from llm_errors._exceptions import ExceptionRule, lookup_errno, lookup_exception
+from llm_errors._matcher import TextMatcher
+from llm_errors._patterns import RULES, Rule
+from llm_errors._redact import redact
+from llm_errors._retry_after import parse_retry_after, retry_after_from_text
+from llm_errors._status import BODY_TYPES, normalize_identifier, status_from_text, status_rule
 from llm_errors._taxonomy import DEFAULT_RETRYABLE_CODES, ErrorCode, LlmError
 
-__all__ = ["classify"]
+__all__ = ["POLICIES", "Classifier", "Explanation", "classify", "explain"]
+
+#: A stated wait longer than this turns a rate limit into a quota problem.
+LONG_RESET_SECONDS: Final = 3600.0
+_MAX_INPUT: Final = 262_144
+_MATCHED_LIMIT: Final = 200
+_WAIT_HINT_CODES: Final = frozenset({ErrorCode.RATE_LIMIT, ErrorCode.QUOTA_EXCEEDED})
+
+
+@dataclass(frozen=True, slots=True)
+class _Policy:
+    why: str
+    source: str
+
+
+#: Decisions that are not a table row: their rule id -> rationale and source.
+POLICIES: Final[Mapping[str, _Policy]] = {
+    "policy.long-reset": _Policy(
+        "A rate limit whose stated wait is over an hour (Retry-After or 'try again in 7h') "
+        "will not pass within a retry budget: QUOTA_EXCEEDED.",
+        "issue 2, policy rules (a reset more than an hour away is QUOTA_EXCEEDED)",
+    ),
+    "policy.abort-by-timeout": _Policy(
+        "A cancellation caused by a timeout (asyncio.timeout, AbortSignal.timeout) is a "
+        "TIMEOUT, not a caller abort.",
+        "issue 2, policy rules (an abort caused by a timeout is TIMEOUT)",
+    ),
+    "typed": _Policy(
+        "Our own LlmError already carries its code.",
+        "llm_errors._taxonomy.LlmError",
+    ),
+    "fallback": _Policy(
+        "No rule matched; PROVIDER_ERROR is the non-retryable catch-all for genuinely "
+        "unclassified failures.",
+        "issue 2, the taxonomy (PROVIDER_ERROR is never retryable by default)",
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """A classification together with why it was made.
+
+    Attributes:
+        classification: The verdict.
+        why: The deciding rule's one-line rationale.
+        source: Where the rule's wording comes from (SDK file, docs, issue thread).
+        example: A real-world example of the rule (or the exception type's name).
+        matched: The evidence that decided: the matched text (redacted), the
+            exception type, or the status / error type value.
+
+    .. versionadded:: 0.1.0
+    """
+
+    classification: Classification
+    why: str
+    source: str | None
+    example: str | None
+    matched: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Decision:
+    code: ErrorCode
+    rule: str
+    layer: Layer
+    status: int | None = None
+    retry_after: float | None = None
+    matched: str | None = None
+
+
+def _merge_rules(extra_rules: Iterable[Rule]) -> tuple[Rule, ...]:
+    extra = tuple(extra_rules)
+    for position, rule in enumerate(extra):
+        if not isinstance(rule, Rule):
+            raise TypeError(f"extra_rules[{position}] must be a Rule, got {type(rule).__name__}")
+    seen: set[str] = set()
+    for rule in extra:
+        if rule.id in seen:
+            raise ValueError(f"extra_rules has two rules with id {rule.id!r}")
+        seen.add(rule.id)
+    overrides = {rule.id: rule for rule in extra}
+    builtin_ids = {rule.id for rule in RULES}
+    added = tuple(rule for rule in extra if rule.id not in builtin_ids)
+    return (*added, *(overrides.get(rule.id, rule) for rule in RULES))
+
+
+class Classifier:
+    """A configured classifier; ``classify(obj)`` routes ``obj`` to an error code.
+
+    Args:
+        extra_rules: Rules to add or override. A rule whose id equals a built-in id
+            replaces it in place (and keeps its precedence); new rules are tried
+            before all built-in ones, in the order given.
+        retryable_codes: The codes reported as ``retryable``.
+
+    Raises:
+        ValueError: A rule's pattern does not compile (the message names the rule id),
+            or two extra rules share an id.
+        TypeError: An extra rule is not a :class:`Rule`.
+
+    .. versionadded:: 0.1.0
+    """
+
+    def __init__(
+        self,
+        *,
+        extra_rules: Iterable[Rule] = (),
+        retryable_codes: Iterable[ErrorCode] = DEFAULT_RETRYABLE_CODES,
+    ) -> None:
+        self.rules: tuple[Rule, ...] = _merge_rules(extra_rules)
+        self.retryable_codes: frozenset[ErrorCode] = frozenset(
+            ErrorCode(code) for code in retryable_codes
+        )
+        self._matcher = TextMatcher(self.rules)
+        self._rank = {rule.id: position for position, rule in enumerate(self.rules)}
+        self._by_id = {rule.id: rule for rule in self.rules}
+        self._fallback = Classification(
+            code=ErrorCode.PROVIDER_ERROR,
+            retryable=ErrorCode.PROVIDER_ERROR in self.retryable_codes,
+        )
+
+    def __repr__(self) -> str:
+        codes = sorted(self.retryable_codes)
+        return f"Classifier(rules={len(self.rules)}, retryable_codes={codes})"
+
+    # ------------------------------------------------------------------ public API
+    def classify(self, obj: object) -> Classification:
+        """Route ``obj`` (exception, message, error body or log record); never raises."""
+        try:
+            decision = self._decide(obj)
+        except Exception:  # noqa: BLE001 - classification must never raise
+            return self._fallback
+        if decision is None:
+            return self._fallback
+        return self._classification(decision)
+
+    def __call__(self, obj: object) -> Classification:
+        """Same as :meth:`classify`, so a classifier is a ``Callable[[object], Classification]``."""
+        return self.classify(obj)
+
+    def explain(self, obj: object) -> Explanation:
+        """The classification with the deciding rule's rationale, source and example."""
+        try:
+            decision = self._decide(obj)
+        except Exception:  # noqa: BLE001 - explaining must never raise either
+            decision = None
+        if decision is None:
+            policy = POLICIES["fallback"]
+            return Explanation(self._fallback, policy.why, policy.source, None, None)
+        why, source, example = self._describe(decision.rule)
+        matched = redact(decision.matched)[:_MATCHED_LIMIT] if decision.matched else None
+        return Explanation(self._classification(decision), why, source, example, matched)
+
+    # ------------------------------------------------------------------ internals
+    def _classification(self, decision: _Decision) -> Classification:
+        return Classification(
+            code=decision.code,
+            retryable=decision.code in self.retryable_codes,
+            retry_after=decision.retry_after,
+            status=decision.status,
+            rule=decision.rule,
+            layer=decision.layer,
+        )
+
+    def _describe(self, rule_id: str) -> tuple[str, str | None, str | None]:
+        rule = self._by_id.get(rule_id)
+        if rule is not None:
+            first = rule.examples[0] if rule.examples else None
+            return rule.why, first.source if first else None, first.text if first else None
+        policy = POLICIES.get(rule_id)
+        if policy is not None:
+            return policy.why, policy.source, None
+        row = _exception_row(rule_id)
+        if row is not None:
+            return row.why, row.source, row.name
+        return "Our own LlmError carried this rule id.", None, None
+
+    def _decide(self, obj: object) -> _Decision | None:
+        if isinstance(obj, BaseException):
+            return self._from_exception(obj)
+        if isinstance(obj, bytes | bytearray):
+            obj = bytes(obj[:_MAX_INPUT]).decode("utf-8", errors="replace")
+        if isinstance(obj, str):
+            return self._from_string(obj)
+        evidence = Evidence()
+        if isinstance(obj, Mapping):
+            gather_mapping(obj, evidence)
+        else:
+            gather_object(obj, evidence)
+        return self._resolve(evidence)
+
+    def _from_string(self, text: str) -> _Decision | None:
+        text = text[:_MAX_INPUT]
+        stripped = text.strip()
+        if stripped[:1] == "{" and stripped[-1:] == "}":
+            try:
+                parsed = json.loads(stripped)
+            except (ValueError, RecursionError):
+                parsed = None
+            if isinstance(parsed, Mapping):
+                evidence = Evidence()
+                gather_mapping(parsed, evidence)
+                return self._resolve(evidence)
+        found = self._matcher.match(text)
+        if found is None:
+            return None
+        rule = self.rules[found.index]
+        return self._finish(
+            _Decision(rule.code, rule.id, Layer.TEXT, matched=found.matched),
+            text=text,
+            headers=(),
+            hints=(),
+            status=status_from_text(text),
+        )
+
+    def _from_exception(self, exc: BaseException) -> _Decision | None:
+        nodes = walk_exceptions(exc)
+        evidence = Evidence()
+        weak_typed: LlmError | None = None
+        rows: list[ExceptionRule] = []
+        for node in nodes:
+            if isinstance(node, LlmError):
+                if node.code is not ErrorCode.PROVIDER_ERROR:
+                    return _Decision(
+                        node.code,
+                        node.rule or "typed",
+                        Layer.TYPED,
+                        status=node.status,
+                        retry_after=node.retry_after,
+                        matched=type(node).__name__,
+                    )
+                if weak_typed is None:
+                    weak_typed = node
+                evidence.add_status(node.status)
+                if node.body:
+                    evidence.add_text(node.body)
+            row = lookup_exception(node) or lookup_errno(node)
+            had_status = gather_object(node, evidence)
+            if row is not None:
+                if row.kind == "status":
+                    if not had_status and row.status is not None:
+                        evidence.add_status(row.status)
+                else:
+                    rows.append(row)
+            try:
+                evidence.add_text(str(node))
+            except Exception:  # noqa: BLE001, S112 - a __str__ that raises is no evidence
+                continue
+        decision = self._from_rows(rows, evidence)
+        if decision is None:
+            decision = self._resolve(evidence)
+        if decision is None and weak_typed is not None:
+            return _Decision(
+                ErrorCode.PROVIDER_ERROR,
+                weak_typed.rule or "typed",
+                Layer.TYPED,
+                status=weak_typed.status,
+                retry_after=weak_typed.retry_after,
+                matched=type(weak_typed).__name__,
+            )
+        return decision
+
+    def _from_rows(self, rows: list[ExceptionRule], evidence: Evidence) -> _Decision | None:
+        if not rows:
+            return None
+        specific = [row for row in rows if row.kind == "specific"]
+        chosen = (specific or rows)[0]
+        if chosen.code is None:  # pragma: no cover - only status rows lack a code
+            return None
+        code, rule = chosen.code, chosen.id
+        if code is ErrorCode.ABORTED and self._timeout_in(rows, evidence):
+            code, rule = ErrorCode.TIMEOUT, "policy.abort-by-timeout"
+        return self._finish(
+            _Decision(code, rule, Layer.EXCEPTION, matched=chosen.name),
+            text=None,
+            headers=evidence.headers,
+            hints=evidence.retry_hints,
+            status=evidence.statuses[0] if evidence.statuses else None,
+        )
+
+    def _timeout_in(self, rows: list[ExceptionRule], evidence: Evidence) -> bool:
+        if any(row.code is ErrorCode.TIMEOUT for row in rows):
+            return True
+        found = self._matcher.match(evidence.text())
+        return found is not None and self.rules[found.index].code is ErrorCode.TIMEOUT
+
+    def _resolve(self, evidence: Evidence) -> _Decision | None:
+        best: _Decision | None = None
+        best_rank = math.inf
+        error_status = next((s for s in evidence.statuses if status_rule(s) is not None), None)
+        if error_status is not None:
+            rule_id = status_rule(error_status)
+            rank = self._rank.get(rule_id, math.inf) if rule_id else math.inf
+            if rule_id is not None and rank < best_rank:
+                best_rank = rank
+                best = _Decision(
+                    self._by_id[rule_id].code,
+                    rule_id,
+                    Layer.STATUS,
+                    matched=f"status {error_status}",
+                )
+        for raw in evidence.identifiers:
+            ident = normalize_identifier(raw)
+            rule_id = BODY_TYPES.get(ident) if ident else None
+            if rule_id is None:
+                evidence.add_text(raw)
+                continue
+            rank = self._rank.get(rule_id, math.inf)
+            if rank < best_rank:
+                best_rank = rank
+                best = _Decision(self._by_id[rule_id].code, rule_id, Layer.STATUS, matched=raw)
+        text = evidence.text()
+        found = self._matcher.match(text)
+        if found is not None and found.index < best_rank:
+            rule = self.rules[found.index]
+            best = _Decision(rule.code, rule.id, Layer.TEXT, matched=found.matched)
+        if best is None:
+            return None
+        return self._finish(
+            best,
+            text=text,
+            headers=evidence.headers,
+            hints=evidence.retry_hints,
+            status=error_status if error_status is not None else status_from_text(text),
+        )
+
+    def _finish(
+        self,
+        decision: _Decision,
+        *,
+        text: str | None,
+        headers: Iterable[Mapping[str, str]],
+        hints: Iterable[float],
+        status: int | None,
+    ) -> _Decision:
+        retry_after = next(
+            (s for s in (parse_retry_after(h) for h in headers) if s is not None), None
+        )
+        if retry_after is None:
+            retry_after = next(iter(hints), None)
+        if retry_after is None and text and decision.code in _WAIT_HINT_CODES:
+            retry_after = retry_after_from_text(text)
+        code, rule = decision.code, decision.rule
+        if (
+            code is ErrorCode.RATE_LIMIT
+            and retry_after is not None
+            and retry_after > LONG_RESET_SECONDS
+        ):
+            code, rule = ErrorCode.QUOTA_EXCEEDED, "policy.long-reset"
+        return _Decision(code, rule, decision.layer, status, retry_after, decision.matched)
+
+
+@functools.cache
+def _exception_rows() -> Mapping[str, ExceptionRule]:
+    from llm_errors._exceptions import ERRNO_RULES, EXCEPTION_RULES  # noqa: PLC0415
+
+    return {row.id: row for row in (*EXCEPTION_RULES, *ERRNO_RULES.values())}
+
+
+def _exception_row(rule_id: str) -> ExceptionRule | None:
+    return _exception_rows().get(rule_id)
+
+
+@functools.cache
+def _default() -> Classifier:
+    return Classifier()
 
 
 def classify(obj: object) -> Classification:
-    """Route ``obj`` (an exception, a message or an error body) to a code; never raises."""
-    if isinstance(obj, LlmError):
-        return Classification(
-            code=obj.code,
-            retryable=obj.code in DEFAULT_RETRYABLE_CODES,
-            retry_after=obj.retry_after,
-            status=obj.status,
-            rule=obj.rule or "typed",
-            layer=Layer.TYPED,
-        )
-    return Classification(code=ErrorCode.PROVIDER_ERROR, retryable=False)
+    """Route ``obj`` with the default :class:`Classifier`; never raises.
+
+    ``obj`` may be any exception (including exception groups), a flattened message
+    or log line, bytes, or a mapping (a parsed JSON error body or log record).
+
+    .. versionadded:: 0.1.0
+    """
+    return _default().classify(obj)
+
+
+def explain(obj: object) -> Explanation:
+    """:func:`classify` plus the deciding rule's rationale, source and example.
+
+    .. versionadded:: 0.1.0
+    """
+    return _default().explain(obj)

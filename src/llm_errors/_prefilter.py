@@ -1,0 +1,319 @@
+r"""Trigger tokens: a sound, cheap test of which rules *can* match a message.
+
+Most log lines are not errors, and a big alternation costs the regex engine time
+at every character. So each rule's pattern is analysed once for *trigger tokens*:
+words that every match of the pattern must contain as a whole token, where a
+token is a maximal run of ``[a-z0-9]`` in the lower-cased text. A line whose
+tokens meet no trigger cannot match any rule, and the classifier answers without
+running a regex at all; otherwise only the rules whose triggers it contains are
+matched, still as one combined pattern.
+
+The analysis walks the pattern's parse tree (the standard library's ``re``
+parser, which reads the syntax our rules use), expands literal alternatives, and
+keeps a run of letters and digits only when both sides are provably separators:
+``\b``, ``^``/``$``, a separator literal, or a class of separators such as
+``\s`` or ``\W``. Anything it cannot prove degrades to "no triggers", which
+means "always try this rule": slower, never wrong. When a pattern uses syntax the
+``re`` parser does not know (``regex``-only features), the rule is always tried.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import regex as _re
+
+try:  # CPython >= 3.11 names the parser ``re._parser``; older ones ``sre_parse``.
+    from re import _constants as _sre_c  # type: ignore[attr-defined]
+    from re import _parser as _sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - only on interpreters without the private module
+    _sre_parse = None
+    _sre_c = None
+
+__all__ = ["Triggers", "derive_triggers", "text_tokens"]
+
+# Symbols of an expanded pattern: 1-char strings are literal characters (lower-cased);
+# these three stand for a run of separator characters, a zero-width boundary that
+# implies a separator (or line edge) on the other side, and anything else.
+_SEP: Final = "<sep>"
+_BOUND: Final = "<bound>"
+_ANY: Final = "<any>"
+
+_MAX_EXPANSIONS: Final = 512
+_MAX_CLASS_LITERALS: Final = 4
+_MIN_SUBSTRING: Final = 3
+
+# Characters that IGNORECASE matching can equate with an ASCII letter.
+_FOLD_TO_ASCII: Final = {0x017F: "s", 0x0130: "i", 0x0131: "i", 0x212A: "k"}
+_ASCII_ALNUM: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_TOKEN_RUN = _re.compile(r"[a-z0-9]+")
+
+#: Common words in ordinary log lines: poor triggers, used only when nothing better exists.
+_COMMON: Final = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "code",
+        "data",
+        "debug",
+        "error",
+        "errors",
+        "failed",
+        "for",
+        "from",
+        "get",
+        "has",
+        "http",
+        "id",
+        "in",
+        "info",
+        "is",
+        "it",
+        "level",
+        "message",
+        "model",
+        "msg",
+        "not",
+        "null",
+        "of",
+        "ok",
+        "on",
+        "or",
+        "post",
+        "request",
+        "requests",
+        "response",
+        "server",
+        "status",
+        "the",
+        "this",
+        "time",
+        "to",
+        "type",
+        "user",
+        "warn",
+        "warning",
+        "was",
+        "with",
+    }
+)
+
+# ``str.translate`` table: lower-case ASCII letters and digits stay, every other
+# ASCII character becomes a space, so ``split()`` yields the tokens.
+_TOKEN_TABLE: Final = {c: " " for c in range(128) if chr(c) not in _ASCII_ALNUM}
+
+
+def text_tokens(text: str) -> frozenset[str]:
+    """The set of ``[a-z0-9]+`` tokens of ``text`` lower-cased (IGNORECASE-safe)."""
+    if text.isascii():
+        return frozenset(text.lower().translate(_TOKEN_TABLE).split())
+    return frozenset(_TOKEN_RUN.findall(text.translate(_FOLD_TO_ASCII).lower()))
+
+
+def lowered(text: str) -> str:
+    """``text`` lower-cased the way trigger substrings are (IGNORECASE-safe)."""
+    return text.translate(_FOLD_TO_ASCII).lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Triggers:
+    """What a line must contain for a rule to have a chance.
+
+    Exactly one of ``tokens``/``substrings`` is non-empty, or both are empty, which
+    means the rule must always be tried.
+    """
+
+    tokens: frozenset[str] = frozenset()
+    substrings: frozenset[str] = frozenset()
+
+    @property
+    def always(self) -> bool:
+        """Whether the rule must be tried on every line."""
+        return not self.tokens and not self.substrings
+
+
+_ALWAYS: Final = Triggers()
+
+
+def _is_separator_char(ch: str) -> bool:
+    return ch not in _ASCII_ALNUM and ord(ch) not in _FOLD_TO_ASCII
+
+
+def _literal(code: int) -> tuple[str, ...]:
+    ch = chr(code)
+    if code in _FOLD_TO_ASCII:
+        return (_ANY,)
+    return (ch.lower() if ch.isascii() else ch,)
+
+
+def _class_expansions(items: Sequence[tuple[Any, Any]]) -> set[tuple[str, ...]]:
+    assert _sre_c is not None  # noqa: S101 - only reached when the parser imported
+    separator_categories = {
+        _sre_c.CATEGORY_SPACE,
+        _sre_c.CATEGORY_NOT_WORD,
+        _sre_c.CATEGORY_LINEBREAK,
+    }
+    literals: list[str] = []
+    all_separators = True
+    for op, av in items:
+        if op is _sre_c.LITERAL:
+            ch = chr(av)
+            literals.append(ch)
+            all_separators = all_separators and _is_separator_char(ch)
+        elif op is _sre_c.RANGE:
+            low, high = av
+            chars = (chr(c) for c in range(low, min(high, 0x7F) + 1))
+            touches_fold = any(low <= c <= high for c in _FOLD_TO_ASCII)
+            if touches_fold or not all(_is_separator_char(ch) for ch in chars):
+                all_separators = False
+            literals.append("")  # a range is never expanded literal by literal
+        elif op is _sre_c.CATEGORY and av in separator_categories:
+            literals.append("")
+        else:  # NEGATE, digit/word classes, ...: cannot reason about it
+            return {(_ANY,)}
+    if all_separators:
+        return {(_SEP,)}
+    if "" not in literals and len(literals) <= _MAX_CLASS_LITERALS:
+        return {_literal(ord(ch)) for ch in literals}
+    return {(_ANY,)}
+
+
+def _is_separator_expansion(expansion: tuple[str, ...]) -> bool:
+    return all(
+        sym == _SEP or (len(sym) == 1 and _is_separator_char(sym)) for sym in expansion
+    ) and bool(expansion)
+
+
+def _concat(left: set[tuple[str, ...]], right: set[tuple[str, ...]]) -> set[tuple[str, ...]]:
+    if len(left) * len(right) > _MAX_EXPANSIONS:
+        right = {(_ANY,)}
+    return {a + b for a, b in itertools.product(left, right)}
+
+
+def _expand_item(op: Any, av: Any) -> set[tuple[str, ...]]:
+    c = _sre_c
+    assert c is not None  # noqa: S101 - only reached when the parser imported
+    if op is c.LITERAL:
+        return {_literal(av)}
+    if op is c.IN:
+        return _class_expansions(av)
+    if op is c.AT:
+        if av == c.AT_NON_BOUNDARY:
+            return {()}
+        if av in (
+            c.AT_BOUNDARY,
+            c.AT_BEGINNING,
+            c.AT_BEGINNING_LINE,
+            c.AT_BEGINNING_STRING,
+            c.AT_END,
+            c.AT_END_LINE,
+            c.AT_END_STRING,
+        ):
+            return {(_BOUND,)}
+        return {(_ANY,)}
+    if op is c.SUBPATTERN:
+        return _expand(av[-1])
+    if op is c.ATOMIC_GROUP:
+        return _expand(av)
+    if op is c.BRANCH:
+        union: set[tuple[str, ...]] = set()
+        for alternative in av[1]:
+            union |= _expand(alternative)
+        return union if len(union) <= _MAX_EXPANSIONS else {(_ANY,)}
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+        low, high, body = av
+        inner = _expand(body)
+        if high == 0:
+            return {()}
+        if high == 1:
+            return inner | ({()} if low == 0 else set())
+        if all(_is_separator_expansion(e) for e in inner):
+            return {(_SEP,)} | ({()} if low == 0 else set())
+        return {(_ANY,)} | ({()} if low == 0 else set())
+    if op in (c.ASSERT, c.ASSERT_NOT):
+        return {()}  # zero-width: consumes nothing, so it neither adds nor splits tokens
+    return {(_ANY,)}
+
+
+def _expand(subpattern: Iterable[tuple[Any, Any]]) -> set[tuple[str, ...]]:
+    result: set[tuple[str, ...]] = {()}
+    for op, av in subpattern:
+        result = _concat(result, _expand_item(op, av))
+    return result
+
+
+def _bounded(symbol: str | None) -> bool:
+    if symbol is None or symbol == _ANY:
+        return False
+    return symbol in (_SEP, _BOUND) or _is_separator_char(symbol)
+
+
+def _tokens_of(expansion: tuple[str, ...]) -> list[str]:
+    tokens: list[str] = []
+    i = 0
+    n = len(expansion)
+    while i < n:
+        if expansion[i] in _ASCII_ALNUM:
+            j = i
+            while j < n and expansion[j] in _ASCII_ALNUM:
+                j += 1
+            before = expansion[i - 1] if i > 0 else None
+            after = expansion[j] if j < n else None
+            if _bounded(before) and _bounded(after):
+                tokens.append("".join(expansion[i:j]))
+            i = j
+        else:
+            i += 1
+    return tokens
+
+
+def _substrings_of(expansion: tuple[str, ...]) -> list[str]:
+    runs: list[str] = []
+    current: list[str] = []
+    for sym in (*expansion, _ANY):
+        if len(sym) == 1:
+            current.append(sym)
+        else:
+            if len(current) >= _MIN_SUBSTRING and any(ch in _ASCII_ALNUM for ch in current):
+                runs.append("".join(current))
+            current = []
+    return runs
+
+
+def _score(token: str) -> int:
+    return len(token) - (100 if token in _COMMON else 0)
+
+
+def derive_triggers(pattern: str) -> Triggers:
+    """The trigger tokens (or, failing that, substrings) of a rule pattern."""
+    if _sre_parse is None:  # pragma: no cover - see the import above
+        return _ALWAYS
+    try:
+        tree = _sre_parse.parse(pattern, 0)
+        expansions = _expand(tree)
+    except Exception:  # noqa: BLE001 - regex-only syntax or a parser limit: always try the rule
+        return _ALWAYS
+    best_tokens: set[str] = set()
+    for expansion in expansions:
+        tokens = _tokens_of(expansion)
+        if not tokens:
+            break
+        best_tokens.add(max(tokens, key=_score))
+    else:
+        return Triggers(tokens=frozenset(best_tokens))
+    best_substrings: set[str] = set()
+    for expansion in expansions:
+        substrings = _substrings_of(expansion)
+        if not substrings:
+            return _ALWAYS
+        best_substrings.add(max(substrings, key=len))
+    return Triggers(substrings=frozenset(best_substrings))

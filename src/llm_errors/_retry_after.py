@@ -1,0 +1,146 @@
+"""How long the server asked us to wait: ``Retry-After`` headers and wait hints in text.
+
+Pure functions, no I/O. Servers say it in three ways, all parsed here the way
+openai-python's ``_calculate_retry_timeout`` reads them: ``retry-after-ms``
+(milliseconds, preferred because it is precise), ``Retry-After`` in seconds and
+``Retry-After`` as an HTTP date. Garbage is ignored, never an exception: a
+malformed header must not turn a retryable failure into a crash.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+import math
+import time
+from collections.abc import Mapping
+
+import regex as _re
+
+__all__ = ["parse_duration", "parse_retry_after", "retry_after_from_text"]
+
+_UNIT_SECONDS = {
+    "ms": 0.001,
+    "msec": 0.001,
+    "millisecond": 0.001,
+    "milliseconds": 0.001,
+    "s": 1.0,
+    "sec": 1.0,
+    "secs": 1.0,
+    "second": 1.0,
+    "seconds": 1.0,
+    "m": 60.0,
+    "min": 60.0,
+    "mins": 60.0,
+    "minute": 60.0,
+    "minutes": 60.0,
+    "h": 3600.0,
+    "hr": 3600.0,
+    "hrs": 3600.0,
+    "hour": 3600.0,
+    "hours": 3600.0,
+    "d": 86400.0,
+    "day": 86400.0,
+    "days": 86400.0,
+}
+
+# One "<number><unit>" part of a Go-style or spelled-out duration: "9m38.016s",
+# "1h2m", "25.46s", "6 seconds", "2 hours".
+_PART = _re.compile(
+    r"(\d+(?:\.\d+)?)\s*(milliseconds?|msec|ms|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|sec|s"
+    r"|days?|d)(?![a-z])",
+    _re.IGNORECASE,
+)
+_DURATION = _re.compile(
+    r"^\s*(?:\d+(?:\.\d+)?\s*(?:milliseconds?|msec|ms|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?"
+    r"|sec|s|days?|d)(?![a-z])\s*(?:and\s+)?)+",
+    _re.IGNORECASE,
+)
+# "try again in 9m38.016s", "Please retry after 6 seconds", "retry in 25.465784708s",
+# "retryDelay": "59s", "reset in 2 hours".
+_HINT = _re.compile(
+    r"(?:\b(?:try\s+again|retry|resets?)\s+(?:in|after)\s+|\bretry_?delay\W{1,4})"
+    r"(?=\d)",
+    _re.IGNORECASE,
+)
+
+
+def _finite_non_negative(value: float) -> float | None:
+    if math.isnan(value) or math.isinf(value) or value < 0:
+        return None
+    return value
+
+
+def _number(text: str) -> float | None:
+    try:
+        return _finite_non_negative(float(text.strip()))
+    except ValueError:
+        return None
+
+
+def parse_duration(text: str) -> float | None:
+    """Seconds in a duration such as ``"9m38.016s"``, ``"6 seconds"`` or ``"1h2m"``.
+
+    Returns ``None`` when ``text`` does not start with a duration.
+    """
+    match = _DURATION.match(text)
+    if match is None:
+        return None
+    total = 0.0
+    for number, unit in _PART.findall(match.group(0)):
+        total += float(number) * _UNIT_SECONDS[unit.lower()]
+    return _finite_non_negative(total)
+
+
+def retry_after_from_text(text: str) -> float | None:
+    """The wait a provider's message asks for ("Please try again in 9m38s"), in seconds."""
+    for hint in _HINT.finditer(text):
+        seconds = parse_duration(text[hint.end() :])
+        if seconds is not None:
+            return seconds
+    return None
+
+
+def parse_retry_after(
+    headers: Mapping[str, str] | None = None, *, now: float | None = None
+) -> float | None:
+    """Seconds the server asked us to wait, from ``retry-after-ms`` or ``Retry-After``.
+
+    Header names are matched case-insensitively. ``retry-after-ms`` wins when it is
+    a valid number; ``Retry-After`` may be seconds (a float is accepted) or an HTTP
+    date, which is measured against ``now`` (epoch seconds, default: the current
+    time). A date in the past means "now" (``0.0``). Negative, non-finite and
+    unparsable values are ignored, and any non-mapping input gives ``None``.
+
+    .. versionadded:: 0.1.0
+    """
+    if not isinstance(headers, Mapping):
+        return None
+    lowered: dict[str, str] = {}
+    try:
+        items: list[tuple[object, object]] = list(headers.items())
+    except Exception:  # noqa: BLE001 - a broken mapping is garbage, and garbage is ignored
+        return None
+    for key, raw in items:
+        value = raw.decode("latin-1") if isinstance(raw, bytes) else raw
+        if isinstance(key, str) and isinstance(value, str):
+            lowered.setdefault(key.lower(), value)
+    millis = lowered.get("retry-after-ms")
+    if millis is not None:
+        value = _number(millis)
+        if value is not None:
+            return value / 1000.0
+    header = lowered.get("retry-after")
+    if header is None:
+        return None
+    seconds = _number(header)
+    if seconds is not None:
+        return seconds
+    try:
+        when = email.utils.parsedate_to_datetime(header.strip())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:  # "-0000" parses as naive; RFC 9110 dates are GMT anyway
+        when = when.replace(tzinfo=dt.UTC)
+    current = time.time() if now is None else now
+    return max(0.0, when.timestamp() - current)
