@@ -27,12 +27,13 @@ Errors name the message index, the role and the block type, never the content.
 .. versionadded:: 0.1.0
 """
 
+import functools
 import hashlib
 import json
 import re
 import string
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from adapter import _wire as wire
 from adapter._content import (
@@ -95,7 +96,7 @@ _DEFAULT_EFFORTS: tuple[Effort, ...] = ("high",)
 
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
-ChunkList: TypeAlias = list[wire.ContentChunk]
+_Chunks: TypeAlias = list[wire.ContentChunk]
 
 
 # --- errors ----------------------------------------------------------------------------
@@ -124,6 +125,12 @@ class UnsupportedContentError(ValueError):
         self.role = role
         self.block_type = block_type
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        rebuild = functools.partial(
+            type(self), index=self.index, role=self.role, block_type=self.block_type
+        )
+        return rebuild, (str(self),)
+
 
 class InvalidTranscriptError(ValueError):
     """The transcript's tool calls and results do not pair up.
@@ -137,6 +144,9 @@ class InvalidTranscriptError(ValueError):
     def __init__(self, message: str, *, index: int) -> None:
         super().__init__(message)
         self.index = index
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return functools.partial(type(self), index=self.index), (str(self),)
 
 
 def _unsupported_block(
@@ -289,11 +299,11 @@ def _content_parts(
     return parts
 
 
-def _as_chunks(parts: Sequence[str | wire.ImageURLChunk]) -> ChunkList:
+def _as_chunks(parts: Sequence[str | wire.ImageURLChunk]) -> _Chunks:
     return [wire.TextChunk(text=part) if isinstance(part, str) else part for part in parts]
 
 
-def _tool_content(result: ToolResultMessage, *, model: ModelInfo, index: int) -> str | ChunkList:
+def _tool_content(result: ToolResultMessage, *, model: ModelInfo, index: int) -> str | _Chunks:
     """A tool result's content: one string, or ordered chunks when it carries images.
 
     Mistral's tool message has no error flag, so an error result's text starts with
@@ -382,7 +392,7 @@ class _Transcript:
 
     def user(self, message: UserMessage, index: int) -> None:
         self.settle()
-        content: str | ChunkList
+        content: str | _Chunks
         if isinstance(message.content, str):
             if _blank(message.content):
                 return
@@ -408,6 +418,11 @@ class _Transcript:
 
     def assistant(self, message: AssistantMessage, index: int) -> None:
         self.settle()
+        if message.stopReason in _SKIPPED_STOP_REASONS:  # not sent, so not checked either
+            self.dropped.update(
+                block.id for block in message.content if isinstance(block, ToolCall)
+            )
+            return
         calls: list[ToolCall] = []
         texts: list[str] = []
         blocks: Sequence[object] = message.content
@@ -436,9 +451,6 @@ class _Transcript:
                     raise _unsupported_block(
                         block, index=index, role="assistant", why="it cannot be sent to Mistral"
                     )
-        if message.stopReason in _SKIPPED_STOP_REASONS:
-            self.dropped.update(call.id for call in calls)
-            return
         if not texts and not calls:
             return
         if len({call.id for call in calls}) != len(calls):
@@ -446,7 +458,7 @@ class _Transcript:
                 f"messages[{index}] (assistant) has two tool calls with the same id",
                 index=index,
             )
-        content: str | ChunkList
+        content: str | _Chunks
         if len(texts) == 1:
             content = texts[0]
         elif texts:

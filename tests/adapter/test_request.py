@@ -1,6 +1,7 @@
 """Request mapping (pi -> Mistral wire): every rule, payload snapshots, ids, no leaks."""
 
 import json
+import pickle
 import re
 from pathlib import Path
 
@@ -376,6 +377,12 @@ def test_failed_turns_and_their_results_are_not_replayed(stop):
     ]
 
 
+def test_failed_turns_are_not_checked_either():
+    """A block that could not be sent does not fail the request when its turn is left out."""
+    messages = wire_messages(user("draw"), assistant(image(), stop="error"), user("again"))
+    assert roles(messages) == ["user", "user"]
+
+
 @pytest.mark.parametrize("stop", ["stop", "length", "toolUse"])
 def test_finished_turns_are_replayed(stop):
     """Every other stop reason replays the turn."""
@@ -557,6 +564,21 @@ def test_tool_results_that_answer_no_waiting_call(messages):
         InvalidTranscriptError, match=r"messages\[\d\] \(toolResult\) answers tool call id 'call_1'"
     ):
         body(*messages)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        pytest.param(
+            UnsupportedContentError("m", index=2, role="user", block_type="video"), id="unsupported"
+        ),
+        pytest.param(InvalidTranscriptError("m", index=4), id="invalid-transcript"),
+    ],
+)
+def test_errors_survive_pickling(error):
+    """The errors keep their message and context across processes."""
+    again = pickle.loads(pickle.dumps(error))
+    assert (type(again), str(again), vars(again)) == (type(error), str(error), vars(error))
 
 
 def test_duplicate_call_ids_in_one_turn_are_reported():
