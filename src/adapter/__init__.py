@@ -25,6 +25,14 @@ from adapter._content import (
     UsageCost,
     UserContent,
 )
+from adapter._context import (
+    Context,
+    ForcedTool,
+    JsonSchemaFormat,
+    StreamOptions,
+    Tool,
+    ToolChoice,
+)
 from adapter._events import (
     ASSISTANT_MESSAGE_EVENT_ADAPTER,
     AssistantDoneEvent,
@@ -69,6 +77,7 @@ from adapter._model import (
     ThinkingConfig,
     ThinkingLevel,
 )
+from adapter._request import InvalidTranscriptError, UnsupportedContentError
 
 __all__ = [
     "AGENT_MESSAGE_ADAPTER",
@@ -99,14 +108,18 @@ __all__ = [
     "BranchSummaryMessage",
     "CompactionSummaryMessage",
     "ConfiguredThinkingLevel",
+    "Context",
     "CustomMessage",
     "DeveloperMessage",
     "Effort",
     "FallbackContent",
     "FileMentionItem",
     "FileMentionMessage",
+    "ForcedTool",
     "HookMessage",
     "ImageContent",
+    "InvalidTranscriptError",
+    "JsonSchemaFormat",
     "MessageContent",
     "ModelCost",
     "ModelInfo",
@@ -114,13 +127,17 @@ __all__ = [
     "PythonExecutionMessage",
     "RedactedThinkingContent",
     "StopReason",
+    "StreamOptions",
     "TextContent",
     "ThinkingConfig",
     "ThinkingContent",
     "ThinkingLevel",
+    "Tool",
     "ToolCall",
+    "ToolChoice",
     "ToolResultMessage",
     "UnknownModelError",
+    "UnsupportedContentError",
     "Usage",
     "UsageCost",
     "UserContent",
