@@ -8,7 +8,11 @@ and must produce the same events. Ours keeps the payload as bytes (what the JSON
 takes); the "ours+str" column adds decoding it to ``str``, like for like with the
 baseline. Prints the median of several runs, events/s and ratios, per read size.
 
-Run: ``python bench/sse_decode.py [--events N] [--runs R]``
+Then the same over real HTTP, from the fake server running in a separate process
+(``adapter.testing.FakeMistralProcess``): what the server delivers to a raw socket, and
+events/s through ``httpx`` with our decoder and with the naive one on ``iter_lines``.
+
+Run: ``python bench/sse_decode.py [--events N] [--chunks N] [--runs R]``
 """
 
 from __future__ import annotations
@@ -17,12 +21,16 @@ import argparse
 import codecs
 import collections
 import json
+import socket
 import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+import httpx
+
 from adapter._sse import iter_events
+from adapter.testing import FakeMistralProcess
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,34 +43,44 @@ class NaiveEvent:
     retry: int | None
 
 
-def naive_events(chunks: Iterable[bytes]) -> Iterator[NaiveEvent]:
-    """The baseline: text first, then lines, then one str state machine step per line."""
+def naive_lines(chunks: Iterable[bytes]) -> Iterator[str]:
+    """The baseline's line splitter: decode every read to text, then split it."""
     text_decoder = codecs.getincrementaldecoder("utf-8")("replace")
     buffer = ""
-    data: list[str] = []
-    event, last_id, retry = "", "", None
     for chunk in chunks:
         buffer += text_decoder.decode(chunk)
         lines = buffer.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         buffer = lines.pop()
-        for line in lines:
-            if not line:
-                if data:
-                    yield NaiveEvent("\n".join(data), event or "message", last_id, retry)
-                data, event = [], ""
-                continue
-            if line.startswith(":"):
-                continue
-            name, _, value = line.partition(":")
-            value = value.removeprefix(" ")
-            if name == "data":
-                data.append(value)
-            elif name == "event":
-                event = value
-            elif name == "id" and "\0" not in value:
-                last_id = value
-            elif name == "retry" and value.isdigit():
-                retry = int(value)
+        yield from lines
+
+
+def naive_from_lines(lines: Iterable[str]) -> Iterator[NaiveEvent]:
+    """The baseline's field state machine: one ``str`` step per line."""
+    data: list[str] = []
+    event, last_id, retry = "", "", None
+    for line in lines:
+        if not line:
+            if data:
+                yield NaiveEvent("\n".join(data), event or "message", last_id, retry)
+            data, event = [], ""
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+        elif name == "id" and "\0" not in value:
+            last_id = value
+        elif name == "retry" and value.isdigit():
+            retry = int(value)
+
+
+def naive_events(chunks: Iterable[bytes]) -> Iterator[NaiveEvent]:
+    """The baseline: text first, then lines, then one str state machine step per line."""
+    return naive_from_lines(naive_lines(chunks))
 
 
 def ours(chunks: Iterable[bytes]) -> Iterator[object]:
@@ -104,13 +122,9 @@ def measure(
     return statistics.median(times)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=200_000)
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
-
-    print(f"{args.events:,} events per run, median of {args.runs} runs")
+def decode_section(events: int, runs: int) -> None:
+    """In-memory reads: the decoders alone."""
+    print(f"\n1. decoding in-memory reads: {events:,} events per run, median of {runs} runs")
     print(
         f"{'case':<26}{'ours ev/s':>12}{'ours+str ev/s':>15}{'naive ev/s':>12}"
         f"{'ours/naive':>12}{'ours+str/naive':>16}"
@@ -122,7 +136,7 @@ def main() -> None:
         ("CRLF, 64 KiB reads", b"\r\n", 65_536),
         ("CR, 64 KiB reads", b"\r", 65_536),
     ]:
-        stream = make_stream(args.events, newline)
+        stream = make_stream(events, newline)
         frame_size = stream.index(newline * 2) + 2 * len(newline)
         reads = split(stream, read_size or frame_size)
         got, want = list(iter_events(reads)), list(naive_events(reads))
@@ -131,13 +145,80 @@ def main() -> None:
         ]:
             raise SystemExit(f"{label}: the decoders disagree")
         count = len(got)
-        ours_s = measure(ours, reads, args.runs)
-        text_s = measure(ours_text, reads, args.runs)
-        naive_s = measure(naive_events, reads, args.runs)
+        ours_s = measure(ours, reads, runs)
+        text_s = measure(ours_text, reads, runs)
+        naive_s = measure(naive_events, reads, runs)
         print(
             f"{label:<26}{count / ours_s:>12,.0f}{count / text_s:>15,.0f}"
             f"{count / naive_s:>12,.0f}{naive_s / ours_s:>11.1f}x{naive_s / text_s:>15.1f}x"
         )
+
+
+def drain(url: str) -> int:
+    """POST a stream request on a raw socket and read the response to its end; bytes read."""
+    host, port = url.removeprefix("http://").split(":")
+    body = b'{"model":"m","messages":[],"stream":true}'
+    request = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: %b\r\nContent-Length: %d\r\n"
+        b"Connection: close\r\n\r\n%b" % (host.encode(), len(body), body)
+    )
+    buffer = bytearray(1 << 20)
+    total = 0
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(request)
+        while received := sock.recv_into(buffer):
+            total += received
+    return total
+
+
+def server_section(chunks: int, runs: int) -> None:
+    """The fake server in its own process: what it delivers, and decoding over httpx."""
+    print(
+        f"\n2. fake server in a separate process (big-stream, batch 256): "
+        f"{chunks:,} text chunks, median of {runs} runs"
+    )
+    expected = chunks + 3  # the role chunk, the finish chunk and [DONE]
+    with FakeMistralProcess("big-stream", chunks=chunks, batch=256) as server:
+        raw = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            size = drain(server.url)
+            raw.append(time.perf_counter() - start)
+        raw_s = statistics.median(raw)
+        print(
+            f"{'raw socket drain (server)':<40}{expected / raw_s:>14,.0f} chunks/s"
+            f"  ({size / raw_s / 1e6:,.0f} MB/s)"
+        )
+        with httpx.Client(timeout=60) as client:
+
+            def over_httpx(decode: Callable[[httpx.Response], Iterator[object]]) -> float:
+                times = []
+                for _ in range(runs):
+                    start = time.perf_counter()
+                    with client.stream("POST", server.chat_url, json={}) as response:
+                        count = sum(1 for _ in decode(response))
+                    times.append(time.perf_counter() - start)
+                    if count != expected:
+                        raise SystemExit(f"expected {expected} events, got {count}")
+                return statistics.median(times)
+
+            ours_s = over_httpx(lambda response: iter_events(response.iter_bytes()))
+            naive_s = over_httpx(lambda response: naive_from_lines(response.iter_lines()))
+        print(f"{'httpx iter_bytes + adapter._sse':<40}{expected / ours_s:>14,.0f} events/s")
+        print(
+            f"{'httpx iter_lines + naive decoder':<40}{expected / naive_s:>14,.0f} events/s"
+            f"  (ours {naive_s / ours_s:.1f}x)"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=200_000, help="events per in-memory run")
+    parser.add_argument("--chunks", type=int, default=1_000_000, help="chunks per server run")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    decode_section(args.events, args.runs)
+    server_section(args.chunks, args.runs)
 
 
 if __name__ == "__main__":

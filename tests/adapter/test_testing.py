@@ -687,12 +687,12 @@ def test_keep_alive_reuses_one_connection(fake):
 
 
 def test_many_sequential_connections(fake):
-    """A new client per request works as often as needed, and every connection closes."""
-    for _ in range(20):
-        with httpx.Client() as client:
-            client.post(fake.chat_url, json=BODY)
+    """``Connection: close`` makes every request a new connection, and each one closes."""
+    with httpx.Client(headers={"Connection": "close"}) as client:
+        for _ in range(50):
+            assert client.post(fake.chat_url, json=BODY).status_code == 200
     fake.wait_open_connections(0)
-    assert fake.accepted_connections == 20
+    assert fake.accepted_connections == 50
 
 
 def test_concurrent_connections():
