@@ -3,9 +3,11 @@
 import asyncio
 import doctest
 import json
+import re
 import socket
 import struct
 import threading
+from pathlib import Path
 
 import httpx
 import pytest
@@ -888,3 +890,12 @@ def test_testing_all_is_complete():
 def test_docstring_examples():
     """The server's docstring example runs as written."""
     assert doctest.testmod(_fake_server).failed == 0
+
+
+def test_docs_examples_run():
+    """The Python examples in docs/testing.md run as written."""
+    docs = Path(__file__).parents[2] / "docs" / "testing.md"
+    blocks = re.findall(r"```python\n(.*?)```", docs.read_text(), flags=re.DOTALL)
+    assert len(blocks) == 2
+    for block in blocks:
+        exec(compile(block, str(docs), "exec"), {})  # noqa: S102  -- our own docs
