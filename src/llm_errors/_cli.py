@@ -15,10 +15,17 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Final, TextIO
 
-from llm_errors._classification import Classification, Layer
-from llm_errors._classify import classify
+from llm_errors._classification import Layer
+from llm_errors._classify import classify, explain
 from llm_errors._loginput import InputError, decode_line, iter_lines, open_source
-from llm_errors._logreport import finding_record, render_progress, render_table, summary_line
+from llm_errors._logreport import (
+    explanation_record,
+    finding_record,
+    render_explanation,
+    render_progress,
+    render_table,
+    summary_line,
+)
 from llm_errors._logscan import Finding, InputMode, Problem, ProblemKind, Scanner, subjects
 from llm_errors._logtally import Tally
 from llm_errors._taxonomy import ErrorCode
@@ -300,35 +307,15 @@ def _classify_command(args: argparse.Namespace) -> int:
 
 
 def _explain_command(args: argparse.Namespace) -> int:
-    from llm_errors import explain  # noqa: PLC0415  # TODO: top-level once explain lands
-
     words: list[str] = args.message
     text = sys.stdin.read(_EXPLAIN_LIMIT) if words == ["-"] else " ".join(words)
     candidates = [explain(subject) for subject in subjects(text)]
     best = next(
         (c for c in candidates if c.classification.layer is not Layer.FALLBACK), candidates[0]
     )
-    record = _explanation_record(best.classification, best)
+    record = explanation_record(best)
     if args.json:
         print(json.dumps(record))
     else:
-        width = max(len(key) for key in record) + 2
-        for key, value in record.items():
-            shown = "-" if value is None else value
-            print(f"{key:<{width}}{shown}")
+        print(render_explanation(record), end="")
     return EXIT_OK
-
-
-def _explanation_record(verdict: Classification, explanation: object) -> dict[str, object]:
-    return {
-        "code": verdict.code.value,
-        "retryable": verdict.retryable,
-        "rule": verdict.rule,
-        "layer": verdict.layer.value,
-        "retry_after": verdict.retry_after,
-        "status": verdict.status,
-        "matched": getattr(explanation, "matched", None),
-        "why": getattr(explanation, "why", None),
-        "source": getattr(explanation, "source", None),
-        "example": getattr(explanation, "example", None),
-    }

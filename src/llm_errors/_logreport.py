@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from llm_errors._classify import Explanation
 from llm_errors._logscan import Finding, ProblemKind
 from llm_errors._logtally import Tally
+from llm_errors._redact import redact
 
-__all__ = ["finding_record", "render_progress", "render_table", "summary_line"]
+__all__ = [
+    "explanation_record",
+    "finding_record",
+    "render_explanation",
+    "render_progress",
+    "render_table",
+    "summary_line",
+]
 
 _BAR_WIDTH = 24
 _LABEL_WIDTH = 28
@@ -114,3 +123,35 @@ def render_progress(label: str, done: int, total: int, elapsed: float) -> str:
         f"{label:<{_LABEL_WIDTH}} [{bar}] {fraction:>4.0%}  "
         f"{done / _MIB:,.0f}/{total / _MIB:,.0f} MiB  {rate}"
     )
+
+
+def explanation_record(explanation: Explanation) -> dict[str, Any]:
+    """The ``explain --json`` object (the matched text redacted)."""
+    verdict = explanation.classification
+    matched = explanation.matched
+    return {
+        "code": verdict.code.value,
+        "retryable": verdict.retryable,
+        "rule": verdict.rule,
+        "layer": verdict.layer.value,
+        "retry_after": verdict.retry_after,
+        "status": verdict.status,
+        "matched": None if matched is None else redact(matched),
+        "why": explanation.why,
+        "source": explanation.source,
+        "example": explanation.example,
+    }
+
+
+def render_explanation(record: dict[str, Any]) -> str:
+    """``explain`` for people: one ``key  value`` line per field, ``-`` for none."""
+    width = max(len(key) for key in record) + 2
+    lines = []
+    for key, value in record.items():
+        shown = (
+            "-"
+            if value is None
+            else ("yes" if value is True else "no" if value is False else value)
+        )
+        lines.append(f"{key:<{width}}{shown}")
+    return "\n".join(lines) + "\n"

@@ -433,9 +433,7 @@ class Scanner:
                 return None
         if isinstance(subject, Mapping):
             verdict = self._classify(subject)
-            text = _record_text(subject)
-            if verdict.layer is Layer.FALLBACK:
-                verdict, text = self._embedded(subject, verdict, text)
+            verdict, text = self._embedded(subject, verdict, _record_text(subject))
             flagged = _record_flagged(record) or has_marker(text)
         else:
             text = subject if isinstance(subject, str) else json.dumps(subject)
@@ -453,7 +451,7 @@ class Scanner:
     def _embedded(
         self, record: Mapping[str, object], verdict: Classification, text: str
     ) -> tuple[Classification, str]:
-        """A traceback in any top-level string field decides when the record did not."""
+        """A traceback in a top-level string field decides if its evidence is more reliable."""
         for value in record.values():
             if isinstance(value, str):
                 embedded = _embedded_traceback(value)

@@ -180,7 +180,7 @@ def test_problems_are_reported_and_the_run_goes_on(capsys, tmp_path):
     assert f"llm-errors: {binary}:1: binary line: binary data (NUL bytes); skipped" in lines
     assert any(line.startswith(f"llm-errors: {binary}:2: undecodable bytes:") for line in lines)
     assert lines[-1] == (
-        "llm-errors: 2 files, 4 lines (2 JSON records): 3 errors (3 retryable, 0 unmatched); "
+        "llm-errors: 2 files, 4 lines (1 JSON record): 3 errors (2 retryable, 1 unmatched); "
         "input problems: 1 bad JSON line, 1 binary line, 1 undecodable bytes, 1 unreadable file"
     )
 
@@ -321,3 +321,86 @@ def test_closed_stdout_ends_quietly(tmp_path):
         stderr = process.stderr.read()
         assert process.wait(timeout=60) == EXIT_BROKEN_PIPE
     assert b"Traceback" not in stderr
+
+
+def explained(out):
+    """Parse the ``key  value`` lines of ``explain``."""
+    return dict(line.split(None, 1) for line in out.splitlines())
+
+
+def test_explain_prints_code_rule_rationale_and_source(capsys):
+    """``explain`` shows the verdict and the deciding rule's rationale and source."""
+    status, out, _ = run(capsys, "explain", "Service tier capacity exceeded for this model.")
+    assert status == EXIT_OK
+    fields = explained(out)
+    assert list(fields) == [
+        "code",
+        "retryable",
+        "rule",
+        "layer",
+        "retry_after",
+        "status",
+        "matched",
+        "why",
+        "source",
+        "example",
+    ]
+    assert (fields["code"], fields["retryable"], fields["layer"]) == ("RATE_LIMIT", "yes", "text")
+    assert fields["rule"] == "mistral.capacity"
+    assert fields["matched"] == "Service tier capacity exceeded"
+    assert fields["retry_after"] == "-"
+    assert fields["why"]
+    assert fields["source"]
+
+
+def test_explain_joins_words_and_json_output(capsys):
+    """Unquoted words are joined; ``--json`` prints one object with the same keys."""
+    status, out, _ = run(capsys, "explain", "--json", "Service", "tier", "capacity", "exceeded")
+    assert status == EXIT_OK
+    record = json.loads(out)
+    assert record["code"] == "RATE_LIMIT"
+    assert record["retryable"] is True
+    assert record["rule"] == "mistral.capacity"
+    assert set(record) == {
+        "code",
+        "retryable",
+        "rule",
+        "layer",
+        "retry_after",
+        "status",
+        "matched",
+        "why",
+        "source",
+        "example",
+    }
+
+
+def test_explain_json_body(capsys):
+    """A message that is a JSON object is explained as a provider error body."""
+    body = json.dumps({"error": {"type": "insufficient_quota", "message": "over quota"}})
+    status, out, _ = run(capsys, "explain", "--json", body)
+    assert status == EXIT_OK
+    record = json.loads(out)
+    assert (record["code"], record["layer"]) == ("QUOTA_EXCEEDED", "status")
+
+
+def test_explain_traceback_from_stdin(capsys, monkeypatch):
+    """``explain -`` reads a pasted traceback and explains its rebuilt exception chain."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(TRACEBACK_LOG))
+    status, out, _ = run(capsys, "explain", "-")
+    assert status == EXIT_OK
+    fields = explained(out)
+    assert (fields["code"], fields["layer"]) == ("TIMEOUT", "exception")
+    assert fields["matched"] == "httpx.ReadTimeout"
+
+
+def test_explain_unmatched(capsys):
+    """A message no rule matches is explained as the fallback, still with status 0."""
+    status, out, _ = run(capsys, "explain", "--json", "all good here")
+    assert status == EXIT_OK
+    record = json.loads(out)
+    assert (record["code"], record["rule"], record["matched"]) == (
+        "PROVIDER_ERROR",
+        "fallback",
+        None,
+    )

@@ -2,8 +2,15 @@
 
 import json
 
-from llm_errors import Classification, ErrorCode, Layer
-from llm_errors._logreport import finding_record, render_progress, render_table, summary_line
+from llm_errors import Classification, ErrorCode, Explanation, Layer
+from llm_errors._logreport import (
+    explanation_record,
+    finding_record,
+    render_explanation,
+    render_progress,
+    render_table,
+    summary_line,
+)
 from llm_errors._logscan import Finding, Problem, ProblemKind
 from llm_errors._logtally import Tally
 
@@ -114,3 +121,20 @@ def test_render_progress_long_label_keeps_its_end():
     assert line.startswith("…")
     assert "/app.log " in line
     assert line.endswith("- MiB/s")
+
+
+def test_explanation_record_and_rendering():
+    """Explain's record redacts the matched text; the human form shows - for none."""
+    verdict = Classification(
+        code=ErrorCode.AUTH, retryable=False, status=401, rule="auth.key", layer=Layer.TEXT
+    )
+    key = "sk-ant-" + "k3y" * 10
+    explanation = Explanation(verdict, "a bad key", "docs", None, f"invalid key {key}")
+    record = explanation_record(explanation)
+    assert key not in record["matched"]
+    assert record["status"] == 401
+    assert record["example"] is None
+    lines = render_explanation(record).splitlines()
+    assert lines[0].split() == ["code", "AUTH"]
+    assert lines[1].split() == ["retryable", "no"]
+    assert ["example", "-"] in [line.split() for line in lines]
