@@ -1,7 +1,9 @@
 """The policy's rules for one call, on a fake clock: what is retried, how long, when it stops."""
 
 import asyncio
+import email.utils
 import math
+import time
 
 import pytest
 from hypothesis import given
@@ -322,3 +324,103 @@ def test_infinite_deadline_never_stops_on_time(make_policy, script, clock):
         make_policy(deadline=math.inf, max_attempts=5).wrap(backend)()
     assert clock.sleeps == [50.0] * 4
     assert retry_info(info.value).reason is StopReason.MAX_ATTEMPTS
+
+
+class FakeResponse:
+    """The part of an httpx-style response the classifier reads."""
+
+    def __init__(self, status_code, headers):
+        self.status_code = status_code
+        self.headers = headers
+
+
+class SdkStatusError(Exception):
+    """An SDK error in the openai/anthropic shape: ``status_code`` plus ``response.headers``."""
+
+    def __init__(self, status_code, headers):
+        super().__init__(f"Error code: {status_code}")
+        self.status_code = status_code
+        self.response = FakeResponse(status_code, headers)
+
+
+def with_dates(headers):
+    """Headers with int values turned into HTTP dates that many seconds from now."""
+    return {
+        name: email.utils.formatdate(time.time() + value, usegmt=True)
+        if isinstance(value, int)
+        else value
+        for name, value in headers.items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("headers", "low", "high"),
+    [
+        pytest.param({"Retry-After": "7"}, 7.0, 7.0, id="seconds"),
+        pytest.param({"retry-after": "1.5"}, 1.5, 1.5, id="float-seconds"),
+        pytest.param({"retry-after-ms": "1500"}, 1.5, 1.5, id="ms"),
+        pytest.param({"retry-after-ms": "250", "Retry-After": "9"}, 0.25, 0.25, id="ms-wins"),
+        pytest.param({"Retry-After": "0"}, 0.0, 0.0, id="zero"),
+        pytest.param({"Retry-After": -3600}, 0.0, 0.0, id="date-in-past"),
+        pytest.param({"Retry-After": 30}, 28.0, 30.0, id="date-in-future"),
+        pytest.param({"Retry-After": "-5"}, 1.0, 1.0, id="negative-means-backoff"),
+        pytest.param({"Retry-After": "soon"}, 1.0, 1.0, id="garbage-means-backoff"),
+        pytest.param({"retry-after-ms": "nan"}, 1.0, 1.0, id="nan-means-backoff"),
+        pytest.param({}, 1.0, 1.0, id="absent-means-backoff"),
+    ],
+)
+def test_retry_after_headers_from_sdk_errors(*, make_policy, script, clock, headers, low, high):
+    """Server-directed waits read by the classifier from SDK errors drive the sleep."""
+    headers = with_dates(headers)
+    backend = script(SdkStatusError(429, headers), "ok")
+    assert make_policy().wrap(backend)() == "ok"
+    assert len(clock.sleeps) == 1
+    assert low <= clock.sleeps[0] <= high
+
+
+@pytest.mark.parametrize(
+    ("headers", "settings", "reason"),
+    [
+        pytest.param({"Retry-After": "120"}, {}, StopReason.RETRY_AFTER_TOO_LONG, id="over-cap"),
+        pytest.param(
+            {"retry-after-ms": "61000"}, {}, StopReason.RETRY_AFTER_TOO_LONG, id="ms-over-cap"
+        ),
+        pytest.param(
+            {"Retry-After": 100},
+            {"max_retry_after": 300.0},
+            StopReason.DEADLINE,
+            id="date-past-deadline",
+        ),
+    ],
+)
+def test_retry_after_that_cannot_be_honoured_stops_at_once(
+    *, make_policy, script, clock, headers, settings, reason
+):
+    """Too long for the cap or the deadline: the SDK's own error is raised without a wait."""
+    error = SdkStatusError(503, with_dates(headers))
+    with pytest.raises(SdkStatusError) as info:
+        make_policy(**settings).wrap(script(error, "ok"))()
+    assert info.value is error
+    assert clock.sleeps == []
+    assert retry_info(error).reason is reason
+
+
+@pytest.mark.parametrize(
+    ("error", "retried"),
+    [
+        pytest.param(ConnectionResetError("reset by peer"), True, id="connection-reset"),
+        pytest.param(TimeoutError(), True, id="timeout"),
+        pytest.param(SdkStatusError(503, {}), True, id="http-503"),
+        pytest.param(SdkStatusError(401, {}), False, id="http-401"),
+        pytest.param(ValueError("a bug"), False, id="value-error"),
+    ],
+)
+def test_foreign_errors_are_routed_by_the_classifier(make_policy, script, error, retried):
+    """Builtin and SDK exceptions are retried exactly when the classifier says transient."""
+    backend = script(error, "ok")
+    if retried:
+        assert make_policy().wrap(backend)() == "ok"
+    else:
+        with pytest.raises(type(error)):
+            make_policy().wrap(backend)()
+    assert backend.calls == (2 if retried else 1)
