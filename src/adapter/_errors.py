@@ -27,7 +27,8 @@ What rides on an error:
   redacted excerpt (``LlmError`` bounds and redacts it).
 - ``request_id``: ``mistral-correlation-id``, else ``x-kong-request-id``, else the
   body's ``request_id``.
-- ``retry_after``: from ``retry-after-ms`` or ``Retry-After``.
+- ``retry_after``: the classifier's, i.e. ``retry-after-ms`` or ``Retry-After``
+  (``llm_errors.parse_retry_after``), else a wait a rate-limit message states.
 - ``partial``: the assistant message so far, for every error the stream mapper
   raises. It is an instance attribute set by :func:`attach_partial` (so it survives
   pickling, which keeps ``__dict__``); read it with :func:`partial_of`, which is

@@ -189,6 +189,8 @@ def test_message_is_bounded_and_on_one_line():
         pytest.param(408, ErrorCode.TIMEOUT, id="408"),
         pytest.param(409, ErrorCode.INVALID_REQUEST, id="409"),
         pytest.param(422, ErrorCode.INVALID_REQUEST, id="422"),
+        pytest.param(413, ErrorCode.CONTEXT_OVERFLOW, id="413"),
+        pytest.param(418, ErrorCode.INVALID_REQUEST, id="418"),
         pytest.param(429, ErrorCode.RATE_LIMIT, id="429"),
         pytest.param(500, ErrorCode.SERVER, id="500"),
         pytest.param(502, ErrorCode.SERVER, id="502"),
@@ -266,6 +268,17 @@ def test_capacity_is_a_distinguishable_rate_limit(status, body):
 def test_retry_after_comes_from_the_headers(headers, seconds):
     """``retry_after`` is read from ``retry-after-ms`` or ``Retry-After``; garbage is ignored."""
     assert respond(429, headers=headers).retry_after == seconds
+
+
+def test_retry_after_from_a_rate_limit_message():
+    """Without a header, a wait stated in a rate-limit message is used."""
+    error = respond(429, '{"message":"Rate limit exceeded, please try again in 20s"}')
+    assert error.retry_after == 20.0
+
+
+def test_retry_after_on_a_server_error():
+    """A 503 with ``Retry-After`` keeps the server's wait too."""
+    assert respond(503, headers={"Retry-After": "5"}).retry_after == 5.0
 
 
 @pytest.mark.parametrize(
