@@ -459,7 +459,7 @@ def _check_parts(state: StreamState, parts: list[DeltaContentChunk], now: float)
                 raise _unmappable(state, part.type, now)
             case UnknownChunk():
                 raise _unmappable(state, part.type, now)
-            case _:
+            case _:  # pragma: no cover - exhaustive: mypy checks it
                 assert_never(part)
 
 
@@ -471,7 +471,7 @@ def _check_think_part(state: StreamState, part: ThinkPart, now: float) -> None:
             raise _unmappable(state, part.type, now, inside="thinking")
         case UnknownChunk():
             raise _unmappable(state, part.type, now, inside="thinking")
-        case _:
+        case _:  # pragma: no cover - exhaustive: mypy checks it
             assert_never(part)
 
 

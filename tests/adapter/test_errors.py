@@ -159,6 +159,16 @@ def test_shape_f_request_id_comes_from_the_body_without_a_header():
         pytest.param('["a", "list"]', "Mistral HTTP 502 Bad Gateway", id="json-array"),
         pytest.param('{"object":"error"}', "Mistral HTTP 502 Bad Gateway", id="no-message"),
         pytest.param('{"error":{"message":"nested"}}', ": nested", id="openai-envelope"),
+        pytest.param("{not json", ": {not json", id="broken-json"),
+        pytest.param(
+            '{"message":"{\\"message\\": \\"inner\\"}"}', ": inner", id="stringified-message"
+        ),
+        pytest.param(
+            '{"detail":[1, {"msg": 2}, {"msg": "no location"}, {"loc": [], "msg": "empty"}]}',
+            ": no location; empty",
+            id="odd-detail-entries",
+        ),
+        pytest.param('{"message":"x","type":{"a":1},"code":1.5}', "Bad Gateway: x", id="odd-type"),
     ],
 )
 def test_odd_bodies_never_crash(body, message):

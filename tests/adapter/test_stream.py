@@ -294,6 +294,14 @@ def test_text_grows_on_the_live_message():
     assert seen == ["a", "ab", "abc"]
 
 
+def test_empty_thinking_opens_no_block():
+    """A thinking chunk without text, markers or signature adds nothing."""
+    state, _ = start(model=MODEL, now=0)
+    empty = '{"content":[{"type":"thinking","thinking":[{"type":"reference","reference_ids":[]}]}]}'
+    assert map_data(state, chunk(empty), now=1) == []
+    assert state.message.content == []
+
+
 # --- citations --------------------------------------------------------------------------
 
 
@@ -381,7 +389,7 @@ def test_a_rejected_chunk_contributes_nothing():
 def test_unknown_type_name_is_bounded():
     """An absurdly long unknown type name is cut short in the message and attribute."""
     state, _ = start(model=MODEL, now=0)
-    kind = "x" * 5000
+    kind = "x y " * 1000  # not a base64-like run, so only the bound shortens it
     with pytest.raises(UnmappableChunkError) as info:
         map_data(state, chunk(f'{{"content":[{{"type":"{kind}"}}]}}'), now=1)
     assert len(info.value.message) < 300
@@ -474,6 +482,18 @@ def test_interleaved_tool_call_fragments_are_rejected():
     run = run_fixture("interleaved_tool_calls")
     assert isinstance(run.error, ProviderError)
     assert "tool call index 0 arrived after the call was closed" in run.error.message
+
+
+def test_tool_name_may_arrive_in_a_later_fragment():
+    """A first fragment with an empty name is named by a later one."""
+    state, _ = start(model=MODEL, now=0)
+    first = '{"tool_calls":[{"id":"null","function":{"name":"","arguments":"{"},"index":0}]}'
+    later = '{"tool_calls":[{"function":{"name":"search","arguments":"}"},"index":0}]}'
+    map_data(state, chunk(first), now=1)
+    map_data(state, chunk(later, finish_reason="tool_calls"), now=2)
+    events = finish(state, saw_done=True, now=3)
+    assert events[0].toolCall.name == "search"
+    assert events[0].toolCall.arguments == {}
 
 
 def test_changed_tool_name_is_rejected():
@@ -644,6 +664,13 @@ def test_json_that_is_not_a_chunk_names_a_missing_field():
     run = run_fixture("not_a_chunk")
     assert isinstance(run.error, ProviderError)
     assert "'id': Field required" in run.error.message
+
+
+def test_json_array_payload_is_malformed():
+    """A JSON array is neither a chunk nor an error object."""
+    state, _ = start(model=MODEL, now=0)
+    with pytest.raises(ProviderError, match="chunk 1: not a valid Mistral chunk: Input should be"):
+        map_data(state, b'[{"error": "x"}]', now=1)
 
 
 def test_second_choice_is_rejected():
