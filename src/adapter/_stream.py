@@ -373,11 +373,17 @@ def fail(state: StreamState, error: LlmError, *, now: float) -> AssistantErrorEv
     ``completedAt``, and attaches the message to ``error`` (:func:`partial_of`).
     Calling it again for the error the mapper already raised returns the same event.
 
+    Raises:
+        RuntimeError: the stream already ended with ``done`` (a finished message is
+            never turned into an error afterwards).
+
     .. versionadded:: 0.1.0
     """
     message = state.message
     if state.error_event is not None and partial_of(error) is message:
         return state.error_event
+    if state.ended and state.error_event is None:
+        raise RuntimeError("this stream already ended with 'done'; it cannot fail afterwards")
     _settle_tool_arguments(state)
     reason: Literal["aborted", "error"] = "aborted" if error.code is ErrorCode.ABORTED else "error"
     message.stopReason = reason

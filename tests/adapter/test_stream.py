@@ -773,6 +773,15 @@ def test_calls_after_the_end_are_bugs():
         finish(state, saw_done=True, now=3)
 
 
+def test_a_finished_stream_cannot_fail():
+    """After ``done``, ``fail`` is a bug: the final message is never rewritten."""
+    state, _ = start(model=MODEL, now=0)
+    map_data(state, b"[DONE]", now=1)
+    with pytest.raises(RuntimeError, match="already ended with 'done'"):
+        fail(state, AbortedError("late"), now=2)
+    assert state.message.stopReason == "stop"
+
+
 def test_map_chunk_takes_parsed_chunks():
     """``map_chunk`` maps a chunk parsed elsewhere, with the same result as ``map_data``."""
     state, _ = start(model=MODEL, now=0)
