@@ -33,6 +33,7 @@ from adapter._context import (
     Tool,
     ToolChoice,
 )
+from adapter._errors import UnmappableChunkError, partial_of
 from adapter._events import (
     ASSISTANT_MESSAGE_EVENT_ADAPTER,
     AssistantDoneEvent,
@@ -137,6 +138,7 @@ __all__ = [
     "ToolChoice",
     "ToolResultMessage",
     "UnknownModelError",
+    "UnmappableChunkError",
     "UnsupportedContentError",
     "Usage",
     "UsageCost",
@@ -147,4 +149,5 @@ __all__ = [
     "list_models",
     "parse_agent_message",
     "parse_assistant_message_event",
+    "partial_of",
 ]

@@ -197,9 +197,19 @@ class LlmError(Exception):
         }
 
     def with_context(self, **changes: Any) -> Self:
-        """A copy with some context replaced (the message and class are kept)."""
+        """A copy with some context replaced.
+
+        The class, message, notes and any attributes callers attached (such as the
+        adapter's ``partial``) are kept; the cause chain is the caller's to set with
+        ``raise … from``.
+        """
         ctx = self.context() | changes
-        return type(self)(self.message, **ctx)
+        if type(self) is not LlmError:
+            ctx.pop("code", None)
+        copy = type(self)(self.message, **ctx)
+        own = set(copy.__dict__)
+        copy.__dict__.update((k, v) for k, v in self.__dict__.items() if k not in own)
+        return copy
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Exception pickling replays ``args`` positionally, which loses keyword-only

@@ -122,3 +122,14 @@ def test_with_context_copies():
     other = err.with_context(retry_after=2.0)
     assert type(other) is RateLimitError
     assert (other.status, other.retry_after, err.retry_after) == (429, 2.0, None)
+
+
+def test_with_context_keeps_notes_and_attached_attributes():
+    """Notes and caller-attached attributes survive ``with_context``."""
+    err = LlmTimeoutError("slow", status=504)
+    err.add_note("attempt 2")
+    err.partial = {"role": "assistant"}  # type: ignore[attr-defined]
+    other = err.with_context(request_id="r-1")
+    assert other.__notes__ == ["attempt 2"]
+    assert other.partial == {"role": "assistant"}  # type: ignore[attr-defined]
+    assert (other.status, other.request_id) == (504, "r-1")
