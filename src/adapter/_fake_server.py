@@ -389,20 +389,20 @@ class FakeMistral:
             self._open.discard(connection)
             self._connections.notify_all()
 
-    def _next_scenario(self, method: str, path: str, number: int) -> Scenario:
+    def _take_scenario(self, method: str, path: str) -> Scenario:
+        """The answer to request number ``len(self._requests) + 1``; call with the lock held."""
         if not path.endswith(_CHAT_PATH):
             return Reply(404, {"detail": "Not Found"})
         if method != "POST":
             return Reply(405, {"detail": "Method Not Allowed"}, headers={"Allow": "POST"})
-        with self._lock:
-            if self._queue:
-                return self._queue.popleft()
+        if self._queue:
+            return self._queue.popleft()
         if self._default is not None:
             return self._default
         return Reply(
             500,
             error_object(
-                f"fake Mistral server: no scenario queued for request #{number} "
+                f"fake Mistral server: no scenario queued for request #{len(self._requests) + 1} "
                 f"({method} {path}); enqueue one, or pass a default",
                 error_type="fake_server_unscripted",
             ),
@@ -413,7 +413,9 @@ class FakeMistral:
         try:
             body = _read_body(handler)
         except ValueError:
-            handler.send_error(400, "Bad request body framing")
+            handler.close_connection = True
+            with contextlib.suppress(OSError):
+                handler.send_error(400, "Bad request body framing")
             return
         target = urlsplit(handler.path)
         headers: dict[str, str] = {}
@@ -421,10 +423,8 @@ class FakeMistral:
             key = name.lower()
             headers[key] = f"{headers[key]}, {value}" if key in headers else value
         with self._lock:
-            number = len(self._requests) + 1
-        scenario = self._next_scenario(handler.command, target.path, number)
-        correlation_id = None if isinstance(scenario, CloseBeforeHeaders) else uuid.uuid4().hex
-        with self._lock:
+            scenario = self._take_scenario(handler.command, target.path)
+            correlation_id = None if isinstance(scenario, CloseBeforeHeaders) else uuid.uuid4().hex
             self._requests.append(
                 RecordedRequest(
                     handler.command, target.path, target.query, headers, body, correlation_id

@@ -3,17 +3,20 @@
 import asyncio
 import doctest
 import json
+import os
 import re
+import signal
 import socket
 import struct
 import threading
+import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 import adapter.testing
-from adapter import _fake_server
+from adapter import _fake_process, _fake_server
 from adapter._sse import ServerSentEvent, SSEDecoder, iter_events
 from adapter._wire import parse_completion_chunk
 from adapter.testing import (
@@ -357,6 +360,17 @@ def test_chunked_request_body_is_read(fake):
         client.post(fake.chat_url, content=iter([b'{"a":', b" 1}"]))
     assert fake.requests[0].headers["transfer-encoding"] == "chunked"
     assert fake.requests[0].json() == {"a": 1}
+
+
+def test_chunked_request_body_with_trailers(fake):
+    """Chunk extensions and trailers in a chunked request body are skipped over."""
+    with socket.create_connection(("127.0.0.1", fake.port)) as sock:
+        sock.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+            b"Connection: close\r\n\r\n2;ext=1\r\n{}\r\n0\r\nx-trailer: 1\r\n\r\n"
+        )
+        assert sock.recv(1024).startswith(b"HTTP/1.1 200 ")
+    assert fake.requests[0].json() == {}
 
 
 @pytest.mark.parametrize(
@@ -728,6 +742,59 @@ def test_early_break_closes_the_connection():
         server.wait_open_connections(0, timeout=5)  # while the client is still open
 
 
+def test_early_close_during_a_fast_stream_closes_the_connection():
+    """A client that hangs up while the server is still writing frees the connection."""
+    with (
+        FakeMistral(big_stream(500_000, batch=512)) as server,
+        httpx.Client() as client,
+    ):
+        with client.stream("POST", server.chat_url, json=BODY) as response:
+            for _event in iter_events(response.iter_bytes()):
+                break
+        server.wait_open_connections(0, timeout=5)
+
+
+def test_client_leaving_during_a_trickle_frees_the_connection():
+    """A read timeout during a slow trickle ends the server's wait, not just the client's."""
+    with (
+        FakeMistral(Stream([text_chunk("a"), text_chunk("b")], delay=60)) as server,
+        httpx.Client(timeout=httpx.Timeout(5.0, read=0.2)) as client,
+    ):
+        with (
+            pytest.raises(httpx.ReadTimeout),
+            client.stream("POST", server.chat_url, json=BODY) as response,
+        ):
+            response.read()
+        server.wait_open_connections(0, timeout=5)
+
+
+def test_client_reset_during_a_stall_frees_the_connection():
+    """A client that resets the connection during a stall is noticed at once."""
+    with FakeMistral(Stream([text_chunk("a"), Pause(60)])) as server:
+        sock = socket.create_connection(("127.0.0.1", server.port))
+        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(4096).startswith(b"HTTP/1.1 200 ")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+        server.wait_open_connections(0, timeout=5)
+
+
+def test_data_from_the_client_during_a_stall_does_not_end_it():
+    """Bytes sent during a stall (a pipelined request) neither end it nor get lost."""
+    request = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
+    with (
+        FakeMistral(Stream([text_chunk("a"), Pause(0.3), text_chunk("b")]), Reply(204)) as server,
+        socket.create_connection(("127.0.0.1", server.port)) as sock,
+    ):
+        sock.sendall(request)
+        received = sock.recv(4096)
+        sock.sendall(request)  # the next request, while the first response is stalled
+        while b"HTTP/1.1 204 " not in received:
+            received += sock.recv(4096)
+        assert received.count(b"data: ") == 3  # a, b and [DONE], all before the 204
+        assert len(server.requests) == 2
+
+
 def test_wait_open_connections_times_out_with_a_message(fake):
     """Waiting for a count that never comes raises ``TimeoutError`` naming both counts."""
     with httpx.Client() as client:
@@ -759,12 +826,18 @@ def test_client_reset_is_not_reported_as_a_server_error(fake, capsys):
     assert capsys.readouterr().err == ""
 
 
-def test_bad_request_framing_gets_a_400(fake):
-    """A body length that is not a number is answered with 400, not a crash."""
+@pytest.mark.parametrize(
+    "framing",
+    [
+        pytest.param(b"Content-Length: abc", id="length-not-a-number"),
+        pytest.param(b"Content-Length: -1", id="negative-length"),
+        pytest.param(b"Transfer-Encoding: chunked\r\n\r\nzz", id="chunk-size-not-hex"),
+    ],
+)
+def test_bad_request_framing_gets_a_400(fake, framing):
+    """A body whose framing makes no sense is answered with 400, not a crash."""
     with socket.create_connection(("127.0.0.1", fake.port)) as sock:
-        sock.sendall(
-            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n"
-        )
+        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" + framing + b"\r\n\r\n")
         assert sock.recv(1024).startswith(b"HTTP/1.1 400 ")
     assert fake.requests == ()
 
@@ -844,6 +917,54 @@ def test_separate_process_big_stream():
                 assert len(events) == 2_003
     with pytest.raises(RuntimeError, match="not running"):
         _ = server.url
+    server.close()  # already stopped: nothing to do
+
+
+def test_separate_process_cannot_start_twice():
+    """Starting a running child again is a clear error."""
+    with FakeMistralProcess("text") as server, pytest.raises(RuntimeError, match="already"):
+        server.start()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "events"),
+    [
+        pytest.param(["--scenario", "big-stream", "--chunks", "5"], 8, id="big-stream"),
+        pytest.param(["--scenario", "text"], 6, id="text-default"),
+    ],
+)
+def test_command_line_serves_until_sigterm(capsys, arguments, events):
+    """``python -m adapter.testing serve`` prints its URL and serves until SIGTERM."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    counts: list[int] = []
+
+    def client():
+        deadline = time.monotonic() + 10
+        with httpx.Client() as http:
+            while time.monotonic() < deadline:
+                try:
+                    counts.append(
+                        len(stream_events(http, f"http://127.0.0.1:{port}/v1/chat/completions"))
+                    )
+                    break
+                except httpx.ConnectError:
+                    time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGTERM)  # handled by main(): it was listening already
+
+    handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    thread = threading.Thread(target=client)
+    thread.start()
+    try:
+        code = _fake_process.main(["serve", "--port", str(port), *arguments])
+    finally:
+        signal.signal(signal.SIGINT, handlers[0])
+        signal.signal(signal.SIGTERM, handlers[1])
+        thread.join(10)
+    assert code == 0
+    assert counts == [events]
+    assert capsys.readouterr().out == f"http://127.0.0.1:{port}\n"
 
 
 def test_separate_process_text_preset():
