@@ -55,7 +55,7 @@ exit status:
   {EXIT_UNREADABLE}    an input could not be opened or read to its end
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C)
   {EXIT_BROKEN_PIPE}  stdout was closed early (e.g. piped into head)
-bad JSON lines, binary lines, undecodable bytes and over-long lines are reported
+bad JSON lines, binary lines, undecodable lines and over-long lines are reported
 on stderr and counted in the summary, but do not change the exit status."""
 
 _CLASSIFY_EPILOG = f"""\
@@ -79,6 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
+        if getattr(args, "field", None) and args.input is InputMode.TEXT:
+            args.usage.error("--field applies to JSON records; it cannot be used with --input text")
     except SystemExit as exc:  # argparse exits on --help and on usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     command: Callable[[argparse.Namespace], int] = args.command
@@ -155,7 +157,7 @@ def _parser() -> argparse.ArgumentParser:
         help="progress bar on stderr: auto shows it for files of 16 MiB or more "
         "when stderr is a terminal (default: auto)",
     )
-    scan.set_defaults(command=_classify_command)
+    scan.set_defaults(command=_classify_command, usage=scan)
 
     explain = commands.add_parser(
         "explain",
@@ -227,7 +229,7 @@ class _Run:
     def scan(self, path: str) -> None:
         self._shown = {}
         try:
-            with open_source(path, sys.stdin.buffer) as source:
+            with open_source(path, sys.stdin.buffer if path == "-" else None) as source:
                 self.tally.files += 1
                 self.progress = self._progress(source.name, source.size)
                 scanner = Scanner(classify, mode=self.args.input, field=self.args.field)

@@ -75,9 +75,11 @@ class Source:
 
 
 @contextlib.contextmanager
-def open_source(path: str, stdin: IO[bytes]) -> Iterator[Source]:
+def open_source(path: str, stdin: IO[bytes] | None = None) -> Iterator[Source]:
     """Open ``path`` (``-`` is ``stdin``) for reading; :class:`InputError` if it cannot be."""
     if path == "-":
+        if stdin is None:
+            raise InputError("no standard input to read")
         raw, name, owned = stdin, "<stdin>", False
     else:
         try:
@@ -154,7 +156,7 @@ def decode_line(number: int, raw: bytes, cut: int = 0) -> tuple[str | None, Sequ
             text = raw[: exc.start].decode("utf-8", errors="replace")
         else:
             text = raw.decode("utf-8", errors="replace")
-            detail = f"not UTF-8 at byte {exc.start}; decoded with replacement characters"
+            detail = f"not UTF-8 at byte {exc.start}; undecodable bytes replaced with U+FFFD"
             problems.append(Problem(ProblemKind.UNDECODABLE, number, detail))
     text = text.rstrip("\r\n")
     if number == 1:

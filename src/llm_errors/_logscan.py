@@ -138,7 +138,7 @@ class ProblemKind(enum.StrEnum):
     UNREADABLE = "unreadable file"
     BAD_JSON = "bad JSON line"
     BINARY = "binary line"
-    UNDECODABLE = "undecodable bytes"
+    UNDECODABLE = "undecodable line"
     LONG_LINE = "over-long line"
 
 

@@ -139,6 +139,14 @@ def test_fail_on_unknown_code_is_a_usage_error(capsys, traceback_log):
     assert f"'{traceback_log}' is not an error code" in err
 
 
+def test_field_with_text_input_is_a_usage_error(capsys, traceback_log):
+    """``--field`` can never apply to plain text, so asking for both is a usage error."""
+    status, out, err = run(capsys, "classify", "--input", "text", "--field", "msg", traceback_log)
+    assert status == EXIT_USAGE
+    assert out == ""
+    assert "--field applies to JSON records" in err
+
+
 def test_table_output(capsys, traceback_log):
     """The table counts per code and rule, gives the retryable share and unmatched messages."""
     status, out, err = run(
@@ -178,10 +186,10 @@ def test_problems_are_reported_and_the_run_goes_on(capsys, tmp_path):
         line.startswith(f"llm-errors: {bad}:2: bad JSON line: not valid JSON") for line in lines
     )
     assert f"llm-errors: {binary}:1: binary line: binary data (NUL bytes); skipped" in lines
-    assert any(line.startswith(f"llm-errors: {binary}:2: undecodable bytes:") for line in lines)
+    assert any(line.startswith(f"llm-errors: {binary}:2: undecodable line:") for line in lines)
     assert lines[-1] == (
         "llm-errors: 2 files, 4 lines (1 JSON record): 3 errors (2 retryable, 1 unmatched); "
-        "input problems: 1 bad JSON line, 1 binary line, 1 undecodable bytes, 1 unreadable file"
+        "input problems: 1 bad JSON line, 1 binary line, 1 undecodable line, 1 unreadable file"
     )
 
 

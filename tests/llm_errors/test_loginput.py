@@ -102,3 +102,9 @@ def test_open_source_unreadable(tmp_path, make, detail):
     """A file that cannot be opened raises InputError with the OS's reason."""
     with pytest.raises(InputError, match=detail), open_source(str(make(tmp_path)), io.BytesIO()):
         pass
+
+
+def test_open_source_stdin_unavailable():
+    """Asking for stdin where there is none is an input error, not a crash."""
+    with pytest.raises(InputError, match="no standard input"), open_source("-"):
+        pass
