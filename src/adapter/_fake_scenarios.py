@@ -32,7 +32,7 @@ __all__ = [
     "text_reply",
 ]
 
-_DONE_EVENT = b"data: [DONE]\n\n"
+_NEWLINES = (b"\n", b"\r\n", b"\r")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +98,12 @@ class _Run(NamedTuple):
     times: int
 
 
-def _encode_chunk(chunk: Mapping[str, Any], where: str) -> bytes:
+def _encode_chunk(chunk: Mapping[str, Any], where: str, newline: bytes) -> bytes:
     try:
         payload = json.dumps(chunk, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{where}: the chunk is not JSON-serialisable ({exc})") from None
-    return b"data: " + payload.encode() + b"\n\n"
+    return b"data: " + payload.encode() + newline + newline
 
 
 def _check_seconds(seconds: object, what: str) -> None:
@@ -148,6 +148,8 @@ class Stream:
         status: The status code (200 unless you are testing odd servers).
         headers: Extra response headers; they replace defaults of the same name.
         content_type: The ``Content-Type``.
+        newline: The line ending of the events the server encodes (chunks and
+            ``[DONE]``): LF (the default), CRLF or CR. Raw bytes items keep theirs.
 
     .. versionadded:: 0.1.0
     """
@@ -161,6 +163,7 @@ class Stream:
     status: int = 200
     headers: Mapping[str, str] = field(default_factory=dict)
     content_type: str = "text/event-stream"
+    newline: bytes = b"\n"
     _encoded: tuple[bytes | _Run | Pause | Drop, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -168,6 +171,8 @@ class Stream:
             raise TypeError("Stream: items must be a sequence of items, not one item")
         _check_int(self.batch, 1, "Stream: batch")
         _check_seconds(self.delay, "Stream: delay")
+        if self.newline not in _NEWLINES:
+            raise ValueError(f"Stream: newline must be one of {_NEWLINES}, got {self.newline!r}")
         _check_status(self.status, "Stream")
         _check_headers(self.headers, "Stream")
         encoded: list[bytes | _Run | Pause | Drop] = []
@@ -179,12 +184,14 @@ class Stream:
                 event = item.item
                 encoded.append(
                     _Run(
-                        event if isinstance(event, bytes) else _encode_chunk(event, where),
+                        event
+                        if isinstance(event, bytes)
+                        else _encode_chunk(event, where, self.newline),
                         item.count,
                     )
                 )
             elif isinstance(item, Mapping):
-                encoded.append(_encode_chunk(item, where))
+                encoded.append(_encode_chunk(item, where, self.newline))
             elif isinstance(item, bytes | Pause | Drop):
                 encoded.append(item)
             else:
@@ -193,7 +200,7 @@ class Stream:
                     "bytes (e.g. sse_event(...)), Pause, Drop or Repeat"
                 )
         if self.done and not (encoded and isinstance(encoded[-1], Drop)):
-            encoded.append(_DONE_EVENT)
+            encoded.append(b"data: [DONE]" + self.newline + self.newline)
         object.__setattr__(self, "_encoded", tuple(encoded))  # a derived field of a frozen class
 
     def writes(self) -> Iterator[bytes | Pause | Drop]:

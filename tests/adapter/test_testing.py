@@ -275,6 +275,7 @@ def test_sse_event_and_comment_round_trip():
             lambda: Stream(headers={"x": "a\r\nb"}), ValueError, "malformed", id="header-crlf"
         ),
         pytest.param(lambda: Stream(headers={"x": 1}), TypeError, "must be str", id="header-int"),
+        pytest.param(lambda: Stream(newline=b"\n\n"), ValueError, "newline", id="newline"),
         pytest.param(lambda: Pause(float("inf")), ValueError, "finite", id="pause-inf"),
         pytest.param(lambda: Repeat({"a": 1}, -1), ValueError, "count must be", id="repeat-count"),
         pytest.param(lambda: Repeat("x", 1), TypeError, "not str", id="repeat-item"),
@@ -668,6 +669,17 @@ def test_malformed_json_comments_and_usage_only_chunks(fake):
     assert events[2].is_done
 
 
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n", b"\r"], ids=["LF", "CRLF", "CR"])
+def test_stream_line_endings(fake, newline):
+    """Chunks and ``[DONE]`` can be framed with any of the three SSE line endings."""
+    fake.enqueue(Stream([text_chunk("a")], newline=newline))
+    with httpx.Client() as client, client.stream("POST", fake.chat_url, json=BODY) as response:
+        body = response.read()
+    assert body.endswith(b"data: [DONE]" + newline * 2)
+    assert body.count(newline * 2) == 2
+    assert [event.is_done for event in iter_events([body])] == [False, True]
+
+
 def test_stream_status_and_headers(fake):
     """A stream can carry any status, content type and extra headers."""
     fake.enqueue(Stream([], status=201, content_type="text/plain", headers={"x-extra": "1"}))
@@ -905,6 +917,14 @@ def test_lifecycle_errors():
             started.start()
         started.close()
     started.close()
+
+
+def test_closed_server_refuses_connections():
+    """After ``close`` the port is free: the way to script "connection refused"."""
+    with FakeMistral() as server:
+        url = server.chat_url
+    with httpx.Client() as client, pytest.raises(httpx.ConnectError):
+        client.post(url, json=BODY)
 
 
 def test_separate_process_big_stream():
