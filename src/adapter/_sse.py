@@ -241,6 +241,9 @@ class SSEDecoder:
 def iter_events(chunks: Iterable[bytes]) -> Iterator[ServerSentEvent]:
     """Decode an iterable of byte reads (e.g. ``response.iter_bytes()``) into events.
 
+    An event cut off by the end of the stream is discarded, as the spec says; feed an
+    :class:`SSEDecoder` directly to learn from :meth:`SSEDecoder.finish` that it was.
+
     .. versionadded:: 0.1.0
     """
     decoder = SSEDecoder()
@@ -252,6 +255,7 @@ def iter_events(chunks: Iterable[bytes]) -> Iterator[ServerSentEvent]:
 async def aiter_events(chunks: AsyncIterable[bytes]) -> AsyncIterator[ServerSentEvent]:
     """Decode an async iterable of byte reads (e.g. ``response.aiter_bytes()``) into events.
 
+    Like :func:`iter_events`, it discards an event cut off by the end of the stream.
     Closing this generator early does not close ``chunks``: the owner of the response
     closes it (in a ``finally``).
 
