@@ -48,6 +48,18 @@ LONG_RESET_SECONDS: Final = 3600.0
 _MAX_INPUT: Final = 262_144
 _MATCHED_LIMIT: Final = 200
 _WAIT_HINT_CODES: Final = frozenset({ErrorCode.RATE_LIMIT, ErrorCode.QUOTA_EXCEEDED})
+_JSON_LEAD: Final = frozenset("{ \t\r\n")
+
+
+def _json_object(text: str) -> Mapping[object, object] | None:
+    """``text`` parsed as a JSON object, or ``None``."""
+    if text[-1:] != "}":
+        return None
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return parsed if isinstance(parsed, Mapping) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,13 +247,10 @@ class Classifier:
 
     def _from_string(self, text: str) -> _Decision | None:
         text = text[:_MAX_INPUT]
-        stripped = text.strip()
-        if stripped[:1] == "{" and stripped[-1:] == "}":
-            try:
-                parsed = json.loads(stripped)
-            except (ValueError, RecursionError):
-                parsed = None
-            if isinstance(parsed, Mapping):
+        if text[:1] in _JSON_LEAD:  # cheap test first: most messages are not JSON
+            stripped = text.strip()
+            parsed = _json_object(stripped) if stripped[:1] == "{" else None
+            if parsed is not None:
                 evidence = Evidence()
                 gather_mapping(parsed, evidence)
                 return self._resolve(evidence)
@@ -254,7 +263,7 @@ class Classifier:
             text=text,
             headers=(),
             hints=(),
-            status=status_from_text(text),
+            status=status_from_text(text) if found.may_have_status else None,
         )
 
     def _from_exception(self, exc: BaseException) -> _Decision | None:

@@ -91,10 +91,14 @@ _STATUS_WORDS = (
 
 
 def _status(numbers: str, phrases: str = "") -> str:
-    """A status-context pattern for ``numbers`` (an alternation such as ``"500|502"``)."""
+    """A status-context pattern for ``numbers`` (an alternation such as ``"500|502"``).
+
+    The digits come first and the context is checked *behind* them, so inside the
+    combined pattern the alternative fails at the first character almost everywhere.
+    """
     pattern = (
-        rf"{_STATUS_WORDS}\W{{1,3}}(?:{numbers})\b(?![.,]\d)"
-        rf"|^[ \t]*(?:{numbers})\b(?=[ ]+(?-i:[A-Z{{\[])|[ ]*$)"
+        rf"\b(?:{numbers})\b(?![.,]\d)(?<={_STATUS_WORDS}\W{{1,3}}\d{{3}})"
+        rf"|\b(?:{numbers})\b(?<=^[ \t]*\d{{3}})(?=[ ]+(?-i:[A-Z{{\[])|[ ]*$)"
     )
     if phrases:
         pattern += rf"|\b(?:{phrases})\b"
@@ -522,7 +526,7 @@ RULES: tuple[Rule, ...] = (
         "quota.window",
         ErrorCode.QUOTA_EXCEEDED,
         r"\b(?:daily|monthly|weekly)\s+(?:\w+\s+){0,2}(?:limit|quota|budget)\b"
-        r"|\b(?:tokens|requests) per (?:day|month)\b|\((?-i:TPD|RPD)\)"
+        r"|\b(?:tokens|requests) per (?:day|month)\b|\b(?-i:TPD|RPD)\b(?<=\(\w{3})(?=\))"
         r"|\bper[- ](?:day|month) (?:limit|quota)\b|\bout of budget\b|\bBudgetExceededError\b",
         "A daily or monthly window (with no short reset stated) will not pass within a retry.",
         (
@@ -589,7 +593,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "gateway.cloudflare",
         ErrorCode.SERVER,
-        r"\berror code:?\s*52[0-7]\b|\b52[0-7]: (?:Web server is (?:returning an unknown error"
+        r"\berror code:?\s*52[0-7]\b"
+        r"|\b(?:520|521|522|523|524|525|526|527): (?:Web server is (?:returning an unknown error"
         r"|down)|Connection timed out|Origin is unreachable|A timeout occurred"
         r"|SSL handshake failed|Invalid SSL certificate)\b",
         "Cloudflare 52x pages mean the origin behind Cloudflare failed: SERVER, per our policy.",
@@ -617,8 +622,7 @@ RULES: tuple[Rule, ...] = (
         r"|\b(?:aiohttp\.(?:client_exceptions\.)?)?(?:ServerTimeoutError|ConnectionTimeoutError"
         r"|SocketTimeoutError)\b"
         r"|\bAPI(?:Connection)?TimeoutError\b|\blitellm\.(?:exceptions\.)?Timeout\b"
-        r"|(?:^|[\s:\[(<])(?:builtins\.|asyncio\.(?:exceptions\.)?|concurrent\.futures\.)?"
-        r"TimeoutError\b|\bsocket\.timeout\b|\bModelTimeoutException\b",
+        r"|\bTimeoutError\b|\bsocket\.timeout\b|\bModelTimeoutException\b",
         "Timeout exception names in tracebacks and logs (httpx, requests, aiohttp, SDKs, stdlib).",
         (
             _ex("httpx.ReadTimeout: timed out", "encode/httpx httpx/_exceptions.py (ReadTimeout)"),
@@ -1026,8 +1030,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "undici.terminated",
         ErrorCode.TRANSPORT,
-        r"(?:^\s*|\b(?:TypeError|Error|error|err|failed|failure|exception)\W{1,4})"
-        r"terminated\s*(?:$|\]|:\s*other side closed)",
+        r"\bterminated\s*(?:$|\]|:\s*other side closed)"
+        r"(?<=(?:^\s*|\b(?:TypeError|Error|error|err|failed|failure|exception)\W{1,4})"
+        r"terminated[^\n]*)",
         "undici's bare 'terminated' is a mid-stream socket drop (seed 003); not 'RPC terminated'.",
         (
             _ex("terminated", _S),
@@ -1109,9 +1114,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "timeout.wording",
         ErrorCode.TIMEOUT,
-        r"\btimed out\b|\btime[- ]?out (?:error|exceeded|expired|occurred)\b"
-        r"|\b(?:read|connect|connection|request|response|socket|idle|gateway|stream|network"
-        r"|handshake) time[- ]?out\b(?!\s*[=:]\s*\d)|\bdeadline exceeded\b|\bGateway Time-?out\b"
+        r"\btimed out\b|\btimeout (?:error|exceeded|expired|occurred)\b"
+        r"|\b(?:read|connect|connection|request|response|socket|idle|stream|network"
+        r"|handshake) timeout\b(?!\s*[=:]\s*\d)|\bdeadline exceeded\b|\bGateway Time-?out\b"
         r"|\baborted due to timeout\b",
         "Timeout wordings; a parameter merely *named* timeout does not match.",
         (

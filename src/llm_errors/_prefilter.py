@@ -3,14 +3,15 @@ r"""Trigger tokens: a sound, cheap test of which rules *can* match a message.
 Most log lines are not errors, and a big alternation costs the regex engine time
 at every character. So each rule's pattern is analysed once for *trigger tokens*:
 words that every match of the pattern must contain as a whole token, where a
-token is a maximal run of ``[a-z0-9]`` in the lower-cased text. A line whose
+token is a maximal run of ``[a-z0-9_]`` (ASCII word characters) in the lower-cased
+text. A line whose
 tokens meet no trigger cannot match any rule, and the classifier answers without
 running a regex at all; otherwise only the rules whose triggers it contains are
 matched, still as one combined pattern.
 
 The analysis walks the pattern's parse tree (the standard library's ``re``
 parser, which reads the syntax our rules use), expands literal alternatives, and
-keeps a run of letters and digits only when both sides are provably separators:
+keeps a run of word characters only when both sides are provably separators:
 ``\b``, ``^``/``$``, a separator literal, or a class of separators such as
 ``\s`` or ``\W``. Anything it cannot prove degrades to "no triggers", which
 means "always try this rule": slower, never wrong. When a pattern uses syntax the
@@ -33,7 +34,7 @@ except ImportError:  # pragma: no cover - only on interpreters without the priva
     _sre_parse = None
     _sre_c = None
 
-__all__ = ["Triggers", "derive_triggers", "text_tokens"]
+__all__ = ["Triggers", "derive_triggers", "lowered", "text_tokens", "translate"]
 
 # Symbols of an expanded pattern: 1-char strings are literal characters (lower-cased);
 # these three stand for a run of separator characters, a zero-width boundary that
@@ -43,80 +44,221 @@ _BOUND: Final = "<bound>"
 _ANY: Final = "<any>"
 
 _MAX_EXPANSIONS: Final = 512
-_MAX_CLASS_LITERALS: Final = 4
+_MAX_CLASS_LITERALS: Final = 10
+_MAX_RANGE: Final = 16
 _MIN_SUBSTRING: Final = 3
 
 # Characters that IGNORECASE matching can equate with an ASCII letter.
 _FOLD_TO_ASCII: Final = {0x017F: "s", 0x0130: "i", 0x0131: "i", 0x212A: "k"}
-_ASCII_ALNUM: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-_TOKEN_RUN = _re.compile(r"[a-z0-9]+")
+_WORD_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+_TOKEN_RUN = _re.compile(r"[a-z0-9_]+")
 
-#: Common words in ordinary log lines: poor triggers, used only when nothing better exists.
+#: Frequent words of English and of ordinary log lines: poor triggers, used only when an
+#: expansion of a pattern offers nothing rarer.
 _COMMON: Final = frozenset(
     {
         "a",
+        "failed",
+        "failure",
+        "about",
+        "after",
+        "again",
+        "all",
+        "also",
         "an",
         "and",
+        "any",
+        "api",
         "are",
         "as",
         "at",
+        "attempt",
+        "backoff",
         "be",
+        "been",
+        "before",
+        "but",
         "by",
+        "cache",
+        "can",
+        "cannot",
+        "chat",
+        "client",
         "code",
+        "completed",
+        "completion",
+        "config",
+        "connection",
+        "content",
+        "could",
+        "count",
         "data",
         "debug",
+        "did",
+        "do",
+        "does",
+        "done",
+        "duration",
+        "elapsed",
         "error",
         "errors",
-        "failed",
+        "false",
+        "finished",
         "for",
         "from",
         "get",
+        "had",
         "has",
+        "have",
+        "host",
+        "how",
         "http",
+        "https",
         "id",
+        "idle",
+        "if",
         "in",
         "info",
+        "input",
+        "into",
         "is",
         "it",
+        "its",
+        "job",
+        "just",
+        "key",
+        "large",
+        "latency",
         "level",
+        "loaded",
+        "may",
         "message",
+        "method",
         "model",
+        "models",
+        "more",
+        "ms",
         "msg",
+        "name",
+        "no",
+        "none",
         "not",
+        "now",
         "null",
         "of",
         "ok",
         "on",
+        "one",
+        "only",
         "or",
+        "other",
+        "our",
+        "out",
+        "output",
+        "over",
+        "path",
+        "please",
+        "pool",
+        "port",
         "post",
+        "prompt",
+        "queue",
         "request",
+        "request_id",
         "requests",
         "response",
+        "result",
+        "retry",
+        "retrying",
+        "sec",
+        "seconds",
         "server",
+        "service",
+        "services",
+        "session",
+        "should",
+        "size",
+        "so",
+        "some",
+        "started",
         "status",
+        "stream",
+        "streaming",
+        "than",
+        "that",
         "the",
+        "their",
+        "then",
+        "there",
+        "these",
         "this",
         "time",
         "to",
+        "token",
+        "tokens",
+        "total",
+        "trace",
+        "true",
+        "try",
+        "trying",
         "type",
+        "up",
+        "url",
+        "use",
         "user",
+        "user_id",
+        "using",
+        "value",
+        "very",
+        "wait",
         "warn",
         "warning",
         "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "which",
+        "while",
+        "will",
         "with",
+        "worker",
+        "would",
+        "you",
+        "your",
     }
 )
 
-# ``str.translate`` table: lower-case ASCII letters and digits stay, every other
-# ASCII character becomes a space, so ``split()`` yields the tokens.
-_TOKEN_TABLE: Final = {c: " " for c in range(128) if chr(c) not in _ASCII_ALNUM}
+# ``bytes.translate`` table: ASCII word characters are kept (lower-cased), everything
+# else becomes a space, so ``split()`` yields the tokens.
+_TOKEN_TABLE: Final = bytes(
+    ord(chr(c).lower()) if chr(c).lower() in _WORD_CHARS else ord(" ") for c in range(256)
+)
 
 
-def text_tokens(text: str) -> frozenset[str]:
-    """The set of ``[a-z0-9]+`` tokens of ``text`` lower-cased (IGNORECASE-safe)."""
-    if text.isascii():
-        return frozenset(text.lower().translate(_TOKEN_TABLE).split())
-    return frozenset(_TOKEN_RUN.findall(text.translate(_FOLD_TO_ASCII).lower()))
+def translate(text: str) -> bytes | None:
+    """ASCII ``text`` with word characters lower-cased and every other byte a space.
+
+    ``None`` for non-ASCII text. Offsets are the text's offsets, so a token found at
+    byte ``i`` starts at character ``i``.
+    """
+    try:
+        return text.encode("ascii").translate(_TOKEN_TABLE)
+    except UnicodeEncodeError:
+        return None
+
+
+def text_tokens(text: str) -> list[bytes]:
+    """The ``[a-z0-9_]+`` tokens of ``text`` lower-cased, as bytes (IGNORECASE-safe).
+
+    Fast for ASCII text (one ``bytes.translate`` and a ``split``); other text takes a
+    slower path that first maps the characters IGNORECASE equates with ASCII letters.
+    """
+    translated = translate(text)
+    if translated is not None:
+        return translated.split()
+    folded = text.translate(_FOLD_TO_ASCII).lower()
+    return [token.encode("ascii") for token in _TOKEN_RUN.findall(folded)]
 
 
 def lowered(text: str) -> str:
@@ -126,14 +268,18 @@ def lowered(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Triggers:
-    """What a line must contain for a rule to have a chance.
+    r"""What a line must contain for a rule to have a chance, and where a match starts.
 
-    Exactly one of ``tokens``/``substrings`` is non-empty, or both are empty, which
-    means the rule must always be tried.
+    ``tokens`` (or, failing that, ``substrings``) are necessary: every match of the
+    rule contains one of them. Both empty means the rule must always be tried.
+    ``anchors`` are the tokens a match always *starts* with (after ``\b``); when a
+    rule has them, it only needs to be tried where one of them starts, instead of
+    being searched for along the whole line. Empty means the rule must be searched.
     """
 
     tokens: frozenset[str] = frozenset()
     substrings: frozenset[str] = frozenset()
+    anchors: frozenset[str] = frozenset()
 
     @property
     def always(self) -> bool:
@@ -145,7 +291,7 @@ _ALWAYS: Final = Triggers()
 
 
 def _is_separator_char(ch: str) -> bool:
-    return ch not in _ASCII_ALNUM and ord(ch) not in _FOLD_TO_ASCII
+    return ch not in _WORD_CHARS and ord(ch) not in _FOLD_TO_ASCII
 
 
 def _literal(code: int) -> tuple[str, ...]:
@@ -162,28 +308,33 @@ def _class_expansions(items: Sequence[tuple[Any, Any]]) -> set[tuple[str, ...]]:
         _sre_c.CATEGORY_NOT_WORD,
         _sre_c.CATEGORY_LINEBREAK,
     }
-    literals: list[str] = []
+    chars: list[str] = []
+    enumerable = True  # every member is a known character (no category, no big range)
     all_separators = True
     for op, av in items:
         if op is _sre_c.LITERAL:
-            ch = chr(av)
-            literals.append(ch)
-            all_separators = all_separators and _is_separator_char(ch)
+            members = [chr(av)]
         elif op is _sre_c.RANGE:
             low, high = av
-            chars = (chr(c) for c in range(low, min(high, 0x7F) + 1))
-            touches_fold = any(low <= c <= high for c in _FOLD_TO_ASCII)
-            if touches_fold or not all(_is_separator_char(ch) for ch in chars):
-                all_separators = False
-            literals.append("")  # a range is never expanded literal by literal
+            if any(low <= c <= high for c in _FOLD_TO_ASCII):
+                return {(_ANY,)}
+            members = [chr(c) for c in range(low, high + 1)] if high - low < _MAX_RANGE else []
+            if not members:
+                enumerable = False
+                all_separators = all_separators and not any(
+                    low <= ord(ch) <= high for ch in _WORD_CHARS
+                )
         elif op is _sre_c.CATEGORY and av in separator_categories:
-            literals.append("")
+            enumerable = False
+            continue
         else:  # NEGATE, digit/word classes, ...: cannot reason about it
             return {(_ANY,)}
+        chars.extend(members)
+        all_separators = all_separators and all(_is_separator_char(ch) for ch in members)
     if all_separators:
         return {(_SEP,)}
-    if "" not in literals and len(literals) <= _MAX_CLASS_LITERALS:
-        return {_literal(ord(ch)) for ch in literals}
+    if enumerable and len(chars) <= _MAX_CLASS_LITERALS:
+        return {_literal(ord(ch)) for ch in chars}
     return {(_ANY,)}
 
 
@@ -262,9 +413,9 @@ def _tokens_of(expansion: tuple[str, ...]) -> list[str]:
     i = 0
     n = len(expansion)
     while i < n:
-        if expansion[i] in _ASCII_ALNUM:
+        if expansion[i] in _WORD_CHARS:
             j = i
-            while j < n and expansion[j] in _ASCII_ALNUM:
+            while j < n and expansion[j] in _WORD_CHARS:
                 j += 1
             before = expansion[i - 1] if i > 0 else None
             after = expansion[j] if j < n else None
@@ -283,7 +434,7 @@ def _substrings_of(expansion: tuple[str, ...]) -> list[str]:
         if len(sym) == 1:
             current.append(sym)
         else:
-            if len(current) >= _MIN_SUBSTRING and any(ch in _ASCII_ALNUM for ch in current):
+            if len(current) >= _MIN_SUBSTRING and any(ch in _WORD_CHARS for ch in current):
                 runs.append("".join(current))
             current = []
     return runs
@@ -293,8 +444,23 @@ def _score(token: str) -> int:
     return len(token) - (100 if token in _COMMON else 0)
 
 
+def _anchor_of(expansion: tuple[str, ...]) -> str | None:
+    r"""The token an expansion's match starts with: ``\b`` (or ``^``), then a whole token."""
+    start = 0
+    while start < len(expansion) and expansion[start] == _BOUND:
+        start += 1
+    if start == 0:
+        return None
+    end = start
+    while end < len(expansion) and expansion[end] in _WORD_CHARS:
+        end += 1
+    if end == start or end == len(expansion) or not _bounded(expansion[end]):
+        return None
+    return "".join(expansion[start:end])
+
+
 def derive_triggers(pattern: str) -> Triggers:
-    """The trigger tokens (or, failing that, substrings) of a rule pattern."""
+    """The trigger tokens (or, failing that, substrings) and anchors of a rule pattern."""
     if _sre_parse is None:  # pragma: no cover - see the import above
         return _ALWAYS
     try:
@@ -302,6 +468,8 @@ def derive_triggers(pattern: str) -> Triggers:
         expansions = _expand(tree)
     except Exception:  # noqa: BLE001 - regex-only syntax or a parser limit: always try the rule
         return _ALWAYS
+    anchors = {_anchor_of(expansion) for expansion in expansions}
+    anchor_set = frozenset(a for a in anchors if a is not None) if None not in anchors else None
     best_tokens: set[str] = set()
     for expansion in expansions:
         tokens = _tokens_of(expansion)
@@ -309,11 +477,11 @@ def derive_triggers(pattern: str) -> Triggers:
             break
         best_tokens.add(max(tokens, key=_score))
     else:
-        return Triggers(tokens=frozenset(best_tokens))
+        return Triggers(tokens=frozenset(best_tokens), anchors=anchor_set or frozenset())
     best_substrings: set[str] = set()
     for expansion in expansions:
         substrings = _substrings_of(expansion)
         if not substrings:
             return _ALWAYS
         best_substrings.add(max(substrings, key=len))
-    return Triggers(substrings=frozenset(best_substrings))
+    return Triggers(substrings=frozenset(best_substrings), anchors=anchor_set or frozenset())

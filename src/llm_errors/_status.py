@@ -183,8 +183,9 @@ def normalize_identifier(value: str) -> str | None:
 
 
 _STATUS_IN_TEXT = _re.compile(
-    r"(?:\bHTTP/\d(?:\.\d)?|\bHTTP(?:[ ]status)?(?:[ ]code)?|(?<![a-z])status(?:[ _-]?code)?"
-    r"|\b(?:error|response)[ _-]?code|\bcode|\berror)\W{1,3}([45]\d\d)\b(?![.,]\d)",
+    r"\b([45]\d\d)\b(?![.,]\d)"
+    r"(?<=(?:\bHTTP/\d(?:\.\d)?|\bHTTP(?:[ ]status)?(?:[ ]code)?|(?<![a-z])status(?:[ _-]?code)?"
+    r"|\b(?:error|response)[ _-]?code|\bcode|\berror)\W{1,3}\d{3})",
     _re.IGNORECASE,
 )
 
