@@ -12,9 +12,9 @@ Which lines are errors:
 * a line or record with an error marker whose classification is ``fallback``:
   an *unmatched* error. Markers are an upper-case level word (``ERROR``,
   ``CRITICAL``, ``FATAL``, ``SEVERE``, ``PANIC``, ``ALERT``, ``EMERG``, ``CRIT``,
-  ``ERR``), ``level=error`` and its kin, a class-like word ending in ``Error`` or
-  ``Exception``, ``Traceback``, a lower-case ``error:``, ``panic:``,
-  ``Uncaught``/``Unhandled``; in a JSON record also a level field
+  ``ERR``), ``level=error`` and its kin (``levelname``, ``severity``, ``lvl``;
+  any case), a word ending in ``Error`` or ``Exception``, ``Traceback``, a
+  lower-case ``error:``, ``panic:``, ``Uncaught``/``Unhandled``; in a JSON record also a level field
   (``level``, ``levelname``, ``severity``, ``log.level``, ``lvl``) saying error or
   worse (a pino/bunyan level of 50 or more), or a non-empty ``error``, ``err``,
   ``exception``, ``exc_info``, ``exc_text``, ``stack_trace`` or ``traceback`` field;
@@ -65,8 +65,6 @@ Kind = Literal["line", "traceback", "record"]
 _MARKER = re.compile(
     r"""
       \b(?:ERROR|CRITICAL|FATAL|SEVERE|PANIC|ALERT|EMERG|CRIT|ERR)\b
-    | \b(?i:level(?:name)?)["']?\s*[=:]\s*["']?
-      (?i:err(?:or)?|crit(?:ical)?|fatal|severe|panic|alert|emerg(?:ency)?)\b
     | (?:Error|Exception)\b
     | \bTraceback\b
     | \b(?:error|panic):
@@ -74,8 +72,16 @@ _MARKER = re.compile(
     """,
     re.VERBOSE,
 )
-# Substrings every marker contains: most lines have none, and ``in`` is far cheaper
-# than an alternation search with Python's ``re``.
+# What follows a level key (``level``, ``levelname``, ``severity``, ``lvl``: found by
+# plain substring search, which is far cheaper than a case-insensitive regex search).
+_LEVEL_VALUE = re.compile(
+    r"""(?:name|NAME|Name)?["']?\s*[=:]\s*["']?
+        (?i:err(?:or)?|crit(?:ical)?|fatal|severe|panic|alert|emerg(?:ency)?)\b""",
+    re.VERBOSE,
+)
+_LEVEL_KEYS_TEXT = ("evel", "EVEL", "everity", "EVERITY", "lvl", "LVL")
+# Substrings the markers contain: most lines have none, and ``in`` is far cheaper than
+# an alternation search with Python's ``re``.
 _MARKER_HINTS = (
     "ERR",
     "CRIT",
@@ -90,7 +96,6 @@ _MARKER_HINTS = (
     "anic:",
     "Uncaught",
     "Unhandled",
-    "evel",
 )
 _TRACEBACK_HINT = "most recent call last):"
 _LEVEL_KEYS = ("level", "levelname", "severity", "log.level", "lvl")
@@ -208,7 +213,15 @@ def has_marker(text: str) -> bool:
     """Whether a plain-text line says it reports an error (see the module docstring)."""
     for hint in _MARKER_HINTS:
         if hint in text:
-            return _MARKER.search(text) is not None
+            if _MARKER.search(text) is not None:
+                return True
+            break
+    for key in _LEVEL_KEYS_TEXT:
+        start = text.find(key)
+        while start >= 0:
+            if _LEVEL_VALUE.match(text, start + len(key)):
+                return True
+            start = text.find(key, start + 1)
     return False
 
 

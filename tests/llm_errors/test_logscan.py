@@ -40,6 +40,8 @@ def findings(text, **options):
         pytest.param("2025-03-14 09:13:18,290 ERROR jobs: job 8812 failed", id="level"),
         pytest.param("ts=2025-03-14T09:13:18Z level=error msg=boom", id="logfmt"),
         pytest.param('{"level": "error"} as text', id="quoted-level"),
+        pytest.param("Severity: Critical - disk full", id="severity-titlecase"),
+        pytest.param("LEVELNAME=FATAL", id="levelname-upper"),
         pytest.param("worker crashed: KeyError: 'choices'", id="error-class"),
         pytest.param("java.lang.IllegalStateException: closed", id="exception-class"),
         pytest.param("error: could not write cache", id="error-colon"),
@@ -60,6 +62,7 @@ def test_has_marker_positive(line):
         pytest.param("INFO 0 errors, 12 warnings", id="errors-count"),
         pytest.param("INFO retry policy: on error wait 2s", id="lowercase-error"),
         pytest.param("DEBUG terrorist-free zone", id="substring"),
+        pytest.param("ts=1 level=info msg=done loglevel=errand", id="level-not-error"),
     ],
 )
 def test_has_marker_negative(line):
