@@ -172,7 +172,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "quota.billing",
         ErrorCode.QUOTA_EXCEEDED,
-        r"\bbilling[_ ]hard[_ ]limit\b|\bbilling[_ ]not[_ ]active\b"
+        r"\bbilling[_ ]hard[_ ]limit(?:[_ ]reached)?\b|\bbilling[_ ]not[_ ]active\b"
         r"|\baccount is not active\b[^\n]{0,40}\bbilling\b",
         "A hard billing limit or an inactive billing account blocks every request until fixed.",
         (

@@ -1,13 +1,10 @@
 """The pattern table: every row is real, tested and unambiguous."""
 
-import pathlib
-
 import pytest
 import regex
 
 from llm_errors import RULES, ErrorCode, Example, Rule, classify
 from llm_errors._matcher import FLAGS
-from llm_errors._reference import render_rules_reference
 
 EXAMPLES = [
     pytest.param(rule, example, id=f"{rule.id}[{i}]")
@@ -66,12 +63,3 @@ def test_rule_rejects_bad_fields():
     with pytest.raises(TypeError, match="'r3'"):
         Rule("r3", ErrorCode.TIMEOUT, "x", "why", ("text",))  # type: ignore[arg-type]
     assert Rule("r4", ErrorCode.TIMEOUT, "x", "why", (Example("x", "s"),)).examples
-
-
-def test_docs_reference_is_up_to_date():
-    """``docs/patterns.md`` equals what ``python -m llm_errors._reference`` generates."""
-    path = pathlib.Path(__file__).parents[2] / "docs" / "patterns.md"
-    expected = render_rules_reference()
-    assert path.read_text(encoding="utf-8") == expected, (
-        "docs/patterns.md is stale: run `python -m llm_errors._reference > docs/patterns.md`"
-    )

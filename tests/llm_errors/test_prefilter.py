@@ -1,0 +1,117 @@
+"""Trigger tokens and anchors: sound (never skip a rule that matches), and useful."""
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llm_errors import RULES
+from llm_errors._matcher import FLAGS
+from llm_errors._prefilter import derive_triggers, text_tokens, translate
+
+
+@pytest.mark.parametrize(
+    ("pattern", "tokens", "anchors"),
+    [
+        pytest.param(
+            r"\boverloaded_error\b", {"overloaded_error"}, {"overloaded_error"}, id="identifier"
+        ),
+        pytest.param(
+            r"\bconnection (?:reset|refused)\b",
+            {"reset", "refused"},
+            {"connection"},
+            id="rarer-word-preferred",
+        ),
+        pytest.param(
+            r"\b(?:ECONNRESET|EPIPE)\b",
+            {"econnreset", "epipe"},
+            {"econnreset", "epipe"},
+            id="alternatives",
+        ),
+        pytest.param(r"status\W{1,3}429\b", {"429"}, set(), id="unanchored-start"),
+        pytest.param(
+            r"\b52[0-7]\b",
+            {str(n) for n in range(520, 528)},
+            {str(n) for n in range(520, 528)},
+            id="small-range",
+        ),
+        pytest.param(r"\bUND_ERR_\w+", set(), set(), id="open-ended-identifier"),
+    ],
+)
+def test_derived_tokens_and_anchors(pattern, tokens, anchors):
+    """Tokens are whole words every match contains; anchors are words matches start with."""
+    triggers = derive_triggers(pattern)
+    assert set(triggers.tokens) == tokens
+    assert set(triggers.anchors) == anchors
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        pytest.param(r"foo", id="no-boundaries"),
+        pytest.param(r"\w+ failed", id="open-word"),
+        pytest.param(r"\p{Lu}+ error", id="regex-only-syntax"),
+        pytest.param(r".*", id="anything"),
+    ],
+)
+def test_underivable_patterns_fall_back_safely(pattern):
+    """What cannot be proved degrades to substrings or "always try", never to a guess."""
+    triggers = derive_triggers(pattern)
+    assert not triggers.tokens
+    if triggers.substrings:
+        assert all(sub in pattern.lower() for sub in triggers.substrings)
+
+
+def test_every_builtin_rule_has_tokens_and_anchors():
+    """No built-in rule turns the fast paths off."""
+    for rule in RULES:
+        triggers = derive_triggers(rule.pattern)
+        assert triggers.tokens, rule.id
+        assert triggers.anchors, rule.id
+
+
+def test_tokens_of_text():
+    """Tokens are lower-cased ASCII word runs; punctuation separates them."""
+    assert text_tokens("Error: read ECONNRESET (UND_ERR_SOCKET)") == [
+        b"error",
+        b"read",
+        b"econnreset",
+        b"und_err_socket",
+    ]
+    assert translate("A-b") == b"a b"
+    assert translate("caf\u00e9") is None
+
+
+def test_ignorecase_equivalents_are_folded():
+    """Characters IGNORECASE equates with ASCII letters do not hide a token."""
+    assert b"kill" in text_tokens("\u212aill")  # KELVIN SIGN
+    assert b"socket" in text_tokens("\u017focket")  # LONG S
+    assert b"invalid" in text_tokens("\u0130NVAL\u0130D")  # DOTTED CAPITAL I
+
+
+def _matching_rules(text):
+    return {i for i, rule in enumerate(RULES) if regex.search(rule.pattern, text, FLAGS)}
+
+
+FRAGMENTS = [example.text for rule in RULES for example in rule.examples]
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(FRAGMENTS),
+            st.text(alphabet=" :=[]{}()\"'_-.,/abcdefghijklmnopqrstuvwxyz0123456789", max_size=20),
+            st.sampled_from(["\u212a", "\u017f", "\u0130", "\u2019", "\n", "\t"]),
+        ),
+        max_size=4,
+    ),
+    st.sampled_from([str, str.upper, str.lower, str.swapcase]),
+)
+def test_candidates_never_miss_a_matching_rule(parts, case):
+    """Soundness: every rule that matches a text is among its candidates."""
+    text = case("".join(parts))
+    from llm_errors import Classifier
+
+    matcher = Classifier()._matcher
+    assert _matching_rules(text) <= set(matcher.candidates(text))
