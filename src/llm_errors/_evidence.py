@@ -70,6 +70,7 @@ _TEXT_KEYS: Final = frozenset(
         "reason",
         "cause",
         "status",
+        "raw",
     }
 )
 _TEXT_KEY_PARTS: Final = ("error", "err", "message", "msg", "exception", "reason", "detail")

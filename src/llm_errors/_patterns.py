@@ -147,12 +147,7 @@ RULES: tuple[Rule, ...] = (
                 "https://openrouter.ai/settings/credits and upgrade to a paid account",
                 "Taewan-P/gpt_mobile#284",
             ),
-            _ex(
-                '{"error":{"message":"Insufficient Balance","type":"unknown_error","param":null,'
-                '"code":"invalid_request_error"}}',
-                "DeepSeek API docs, error codes (402 Insufficient Balance): "
-                "https://api-docs.deepseek.com/quick_start/error_codes",
-            ),
+            _ex("402 Insufficient Balance", "continuedev/continue#9942 (DeepSeek)"),
         ),
     ),
     Rule(
@@ -177,10 +172,15 @@ RULES: tuple[Rule, ...] = (
         "A hard billing limit or an inactive billing account blocks every request until fixed.",
         (
             _ex(
-                "openai.RateLimitError: Error code: 429 - {'error': {'message': 'Billing hard "
-                "limit has been reached', 'type': 'invalid_request_error', 'param': None, "
-                "'code': 'billing_hard_limit_reached'}}",
-                "OpenAI API docs, error codes: https://platform.openai.com/docs/guides/error-codes",
+                '{   "error": {     "code": "billing_hard_limit_reached",     "message": "Billing '
+                'hard limit has been reached",     "param": null,     "type": '
+                '"invalid_request_error"   } }',
+                "dfinke/PowerShellAI#127",
+            ),
+            _ex(
+                "Error in createDallEImage: BadRequestError: 400 Billing hard limit has been "
+                "reached",
+                "Decryptu/DecryptGPT#1",
             ),
         ),
     ),
@@ -191,8 +191,8 @@ RULES: tuple[Rule, ...] = (
         "Bedrock's ServiceQuotaExceededException means the account quota, not a burst, is used up.",
         (
             _ex(
-                "An error occurred (ServiceQuotaExceededException) when calling the InvokeModel "
-                "operation: Your request exceeds the service quota for your account.",
+                "ServiceQuotaExceededException: Your request exceeds the service quota for your "
+                "account. You can view your quotas at Viewing service quotas.",
                 "AWS Bedrock API reference, InvokeModel errors: https://docs.aws.amazon.com/"
                 "bedrock/latest/APIReference/API_runtime_InvokeModel.html",
             ),
@@ -225,6 +225,18 @@ RULES: tuple[Rule, ...] = (
                 'Request {"message":"The maximum tokens you requested exceeds the model limit of '
                 '32768"}',
                 "charmbracelet/crush#946",
+            ),
+        ),
+    ),
+    Rule(
+        "ollama.insufficient-memory",
+        ErrorCode.INVALID_REQUEST,
+        r"\bmodel requires more system memory\b",
+        "Ollama cannot load this model on this machine: retrying (even on a 500) will not help.",
+        (
+            _ex(
+                '"model requires more system memory (2.7 GiB) than is available (2.3 GiB)"',
+                "continuedev/continue#11478",
             ),
         ),
     ),
@@ -346,16 +358,27 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "filter.safety-block",
         ErrorCode.CONTENT_FILTER,
-        r"\bblocked due to (?-i:SAFETY|PROHIBITED_CONTENT|BLOCKLIST|SPII)\b"
+        r"\bblocked (?:due to|for reason:?) (?-i:SAFETY|PROHIBITED_CONTENT|BLOCKLIST|SPII"
+        r"|RECITATION)\b"
         r"|\b(?:finish|block)_?reason\W{1,4}(?-i:SAFETY|PROHIBITED_CONTENT|BLOCKLIST|SPII"
         r"|IMAGE_SAFETY)\b",
-        "Gemini stops a candidate with finish/block reason SAFETY when its filter fires.",
+        "Gemini blocks a prompt or candidate with reason SAFETY when its filter fires.",
         (
             _ex(
-                "google.genai.errors.ClientError: response blocked: finish_reason: SAFETY",
-                "Google GenAI docs, FinishReason.SAFETY: https://ai.google.dev/api/"
-                "generate-content#FinishReason",
+                "[GoogleGenerativeAI Error]: Candidate was blocked due to SAFETY",
+                "google/generative-ai-docs#212",
             ),
+            _ex(
+                "Error: [GoogleGenerativeAI Error]: Text not available. Response was blocked due "
+                "to SAFETY",
+                "babaohuang/GeminiProChat#70",
+            ),
+            _ex(
+                '{\n  "error": true,\n  "message": "Message is being blocked for reason: '
+                'SAFETY"\n}',
+                "ChatGPTNextWeb/NextChat#3714",
+            ),
+            _ex("block_reason: SAFETY", "google-gemini/deprecated-generative-ai-python#126"),
         ),
     ),
     # ----------------------------------------------------- band 1: specific auth failures
@@ -369,11 +392,10 @@ RULES: tuple[Rule, ...] = (
         (
             _ex(
                 "openai.AuthenticationError: Error code: 401 - {'error': {'message': 'Incorrect "
-                "API key provided: sk-abc. You can find your API key at "
+                "API key provided: CHANGE_ME. You can find your API key at "
                 "https://platform.openai.com/account/api-keys.', 'type': 'invalid_request_error', "
                 "'param': None, 'code': 'invalid_api_key'}}",
-                "openai-python src/openai/_exceptions.py (AuthenticationError) and "
-                "https://platform.openai.com/docs/guides/error-codes",
+                "Upsonic/Upsonic#92",
             ),
             _ex(
                 '{"type":"error","error":{"type":"authentication_error","message":"invalid '
@@ -381,9 +403,16 @@ RULES: tuple[Rule, ...] = (
                 "Anthropic API docs, errors: https://docs.anthropic.com/en/api/errors",
             ),
             _ex(
-                "400 INVALID_ARGUMENT. {'error': {'code': 400, 'message': 'API key not valid. "
-                "Please pass a valid API key.', 'status': 'INVALID_ARGUMENT'}}",
-                "Gemini API troubleshooting: https://ai.google.dev/gemini-api/docs/troubleshooting",
+                "[GoogleGenerativeAI Error]: Error fetching from https://generativelanguage."
+                "googleapis.com/v1/models/gemini-pro:streamGenerateContent?alt=sse: [400 Bad "
+                "Request] API key not valid. Please pass a valid API key. "
+                '[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID"}]',
+                "Jazee6/cloudflare-ai-web#13",
+            ),
+            _ex(
+                "\u2715 [API Error: API key not valid. Please pass a valid API key. (Status: "
+                "INVALID_ARGUMENT)]",
+                "google-gemini/gemini-cli#4690",
             ),
         ),
     ),
@@ -659,6 +688,11 @@ RULES: tuple[Rule, ...] = (
                 "      code: 'UND_ERR_HEADERS_TIMEOUT'",
                 "nodejs/undici lib/core/errors.js (HeadersTimeoutError)",
             ),
+            _ex(
+                "AI_RetryError: Failed after 3 attempts. Last error: Cannot connect to API: "
+                "Connect Timeout Error (attempted addresses: 157.240.1.9:443)",
+                "nickscamara/open-deep-research#53 (Vercel AI SDK)",
+            ),
         ),
     ),
     Rule(
@@ -858,14 +892,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "http.413",
         ErrorCode.CONTEXT_OVERFLOW,
-        _status("413"),
+        _status("413", r"413 Content Too Large"),
         "HTTP 413: the request is above a byte-size cap and can never pass as is.",
         (
             _ex(
-                "Error code: 413 - {'error': {'message': 'Request too large for model "
-                "`llama3-70b-8192`', 'type': 'tokens'}}",
-                "Groq docs, errors (413 Request Entity Too Large): "
-                "https://console.groq.com/docs/errors",
+                "HTTP/1.1 413 Content Too Large", "RFC 9110 section 15.5.14 (413 Content Too Large)"
             ),
         ),
     ),
@@ -1071,7 +1102,9 @@ RULES: tuple[Rule, ...] = (
         r"|\bRemote end closed connection\b|\bConnection broken\b"
         r"|\bAll connection attempts failed\b"
         r"|\bResponse payload is not completed\b|\bCannot connect to host\b"
-        r"|\bConnection error\.|\bunexpected EOF\b|\bEOF occurred in violation of protocol\b",
+        r"|\bConnection error\.|\bunexpected EOF\b|\bEOF occurred in violation of protocol\b"
+        r"|\bFailed to establish a new connection\b|\bCannot connect to API\b"
+        r"|\bEOF$(?<=\":\sEOF)",
         "Python/httpx/aiohttp/requests wordings for a dropped, refused or truncated connection.",
         (
             _ex(
@@ -1087,6 +1120,15 @@ RULES: tuple[Rule, ...] = (
                 "aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host "
                 "api.openai.com:443 ssl:default [Connection reset by peer]",
                 "aio-libs/aiohttp aiohttp/client_exceptions.py (ClientConnectorError)",
+            ),
+            _ex(
+                'Error: Post "http://127.0.0.1:11434/api/chat": EOF',
+                "ollama/ollama#6238",
+            ),
+            _ex(
+                "RetryError [AI_RetryError]: Failed after 3 attemps. Last error: Cannot connect "
+                "to API: read ECONNRESET",
+                "miurla/morphic#12 (Vercel AI SDK)",
             ),
         ),
     ),
@@ -1177,6 +1219,11 @@ RULES: tuple[Rule, ...] = (
                 "500 An internal error has occurred. Please retry or report in "
                 "https://developers.generativeai.google/guide/troubleshooting",
                 "Gemini API troubleshooting: https://ai.google.dev/gemini-api/docs/troubleshooting",
+            ),
+            _ex("Provider returned error", "cline/cline#813 (OpenRouter)"),
+            _ex(
+                "Error: llama runner process has terminated: signal: killed",
+                "ollama/ollama#6238",
             ),
         ),
     ),

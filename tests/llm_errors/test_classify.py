@@ -245,6 +245,21 @@ def test_policy_rules(obj, code, rule):
         pytest.param("Error code: 503 - model is overloaded", E.SERVER, id="503-text"),
         pytest.param("Error code: 429 - insufficient_quota", E.QUOTA_EXCEEDED, id="429-quota"),
         pytest.param(
+            "litellm.RateLimitError: AzureException RateLimitError - Error code: 429 - {'error': "
+            "{'code': '429', 'message': 'Requests to the ChatCompletions_Create Operation under "
+            "Azure OpenAI API version 2023-05-15 have exceeded token rate limit of your current "
+            "AIServices S0 pricing tier. Please retry after 86400 seconds.'}}",
+            E.QUOTA_EXCEEDED,
+            id="azure-retry-after-a-day",  # jasonacox/TinyLLM#17
+        ),
+        pytest.param(
+            '{"error":{"message":"Provider returned error","code":429,"metadata":{"raw":'
+            '"z-ai/glm-5.3-flash is temporarily rate-limited upstream. Please retry shortly",'
+            '"provider_name":"BaseTen"}}}',
+            E.RATE_LIMIT,
+            id="openrouter-upstream-429",  # open-webui/computer#293
+        ),
+        pytest.param(
             "Error code: 400 - This model's maximum context length is 8192 tokens",
             E.CONTEXT_OVERFLOW,
             id="400-context-text",
