@@ -244,6 +244,14 @@ def test_progress_bar_when_forced(capsys, traceback_log):
     assert "\r\x1b[K" in err
 
 
+def test_no_command_is_a_usage_error(capsys):
+    """Without a command there is nothing to do: usage error, status 2."""
+    status, out, err = run(capsys)
+    assert status == EXIT_USAGE
+    assert out == ""
+    assert "required: COMMAND" in err
+
+
 def test_help_documents_exit_status(capsys):
     """``--help`` lists the exit statuses."""
     status, out, _ = run(capsys, "classify", "--help")
