@@ -42,6 +42,7 @@ from llm_errors._redact import redact
 
 __all__ = [
     "EXCERPT_LIMIT",
+    "MISSING",
     "Finding",
     "InputMode",
     "Problem",
@@ -283,14 +284,15 @@ def subjects(text: str) -> list[object]:
     """What to classify for one pasted message, most reliable first.
 
     A traceback gives its rebuilt exception chain, then its exception lines (final
-    first); a JSON object gives the parsed mapping, then the text; anything else is
-    just the text. ``explain`` takes the first of these a rule decides.
+    first), then the whole text (a log line pasted with it); a JSON object gives the
+    parsed mapping, then the text; anything else is just the text. ``explain`` takes
+    the first of these a rule decides.
     """
     embedded = _embedded_traceback(text)
     if embedded is not None:
         chain = embedded.to_exception()
         lines = [line.text for line in reversed(embedded.exceptions)]
-        return [chain, *lines] if chain is not None else [text]
+        return [chain, *lines, text] if chain is not None else [text]
     if text.lstrip().startswith("{"):
         try:
             value = json.loads(text)

@@ -323,11 +323,12 @@ def test_lookup(path, expected):
 
 def test_subjects():
     """Explain's candidates: a rebuilt chain, a parsed body, or the plain text."""
-    chain, *lines = subjects(
-        "Traceback (most recent call last):\n  File 'a'\nhttpx.ReadTimeout: slow"
+    pasted = (
+        "ERROR x: failed\nTraceback (most recent call last):\n  File 'a'\nhttpx.ReadTimeout: slow"
     )
+    chain, *rest = subjects(pasted)
     assert type(chain).__qualname__ == "ReadTimeout"
-    assert lines == ["httpx.ReadTimeout: slow"]
+    assert rest == ["httpx.ReadTimeout: slow", pasted]
     assert subjects('{"error": {"type": "x"}}') == [
         {"error": {"type": "x"}},
         '{"error": {"type": "x"}}',
