@@ -390,6 +390,9 @@ class Call:
 
     def response_error(self, status: int, headers: httpx.Headers, body: bytes) -> LlmError:
         """The error for a rejected response, ``body`` read up to :data:`ERROR_BODY_LIMIT`."""
+        secret = self.headers["Authorization"].removeprefix("Bearer ").encode()
+        if secret in body:  # a server that echoes the key (some do, in 401 messages)
+            body = body.replace(secret, b"<redacted>")
         if status != httpx.codes.OK:
             error = error_from_response(
                 status=status, headers=headers, body=body, model=self.model.id
