@@ -7,25 +7,27 @@ bearer tokens, data URLs and long base64 runs (images, audio, documents).
 
 from __future__ import annotations
 
-import regex as _re
+import re as _re
 
 __all__ = ["redact"]
 
-_DATA_URL = _re.compile(r"data:([\w.+-]+/[\w.+-]+)?(?:;[\w=.+-]+)*,[^\s\"'<>)\]}]*", _re.I)
-_BASE64_RUN = _re.compile(r"[A-Za-z0-9+/_-]{64,}={0,2}")
-_BEARER = _re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}", _re.I)
+_DATA_URL = _re.compile(r"data:([\w.+-]+/[\w.+-]+)?(?:;[\w=.+-]+)*,[^\s\"'<>)\]}]*", _re.IGNORECASE)
+# Anchored at the start of a run, so a long word is scanned once, not from every offset.
+_BASE64_RUN = _re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{64,}={0,2}")
+_BEARER = _re.compile(r"(?=[bB])\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}", _re.IGNORECASE)
 _KEYED = _re.compile(
     r"""(?x)
+    (?=[aAxXsSpPtT])   # a cheap first-letter gate before the alternation
     (?P<k>\b(?:api[-_]?key|x-api-key|x-goog-api-key|authorization|access[-_]?token
            |secret|password|token)\b)
     (?P<sep>["']?\s*[:=]\s*["']?)
     (?!Bearer\b|Basic\b|<redacted>)
     (?P<v>[^\s"',&;}]{6,})
     """,
-    _re.I,
+    _re.IGNORECASE,
 )
 _PREFIXED_KEY = _re.compile(
-    r"""(?x)\b(?:
+    r"""(?x)(?=[sAgxh])\b(?:
         sk-(?:ant-|proj-)?[A-Za-z0-9_-]{12,}      # OpenAI, Anthropic
       | AIza[0-9A-Za-z_-]{30,}                    # Google
       | gsk_[A-Za-z0-9]{20,}                      # Groq
@@ -34,6 +36,14 @@ _PREFIXED_KEY = _re.compile(
       | AKIA[0-9A-Z]{16}                          # AWS access key id
     )""",
 )
+
+
+#: Literal anchors: a scrubber runs only if one of its words is in the text.
+_KEY_WORDS = ("key", "auth", "token", "secret", "password")
+_KEY_PREFIXES = ("sk-", "AIza", "gsk_", "xai-", "hf_", "AKIA")
+_BASE64_MIN = 64
+#: Nothing shorter than this can hold a secret any scrubber would replace.
+_SHORTEST_SECRET = 10
 
 
 def _data_url(match: _re.Match[str]) -> str:
@@ -47,10 +57,19 @@ def redact(text: str) -> str:
     Cheap when there is nothing to scrub: each pattern is anchored on a rare
     literal or a long character run.
     """
-    if not text:
+    if len(text) < _SHORTEST_SECRET:
         return text
-    text = _DATA_URL.sub(_data_url, text)
-    text = _BEARER.sub(r"\1 <redacted>", text)
-    text = _KEYED.sub(r"\g<k>\g<sep><redacted>", text)
-    text = _PREFIXED_KEY.sub("<redacted key>", text)
-    return str(_BASE64_RUN.sub(lambda m: f"<redacted {len(m.group(0))} chars>", text))
+    # Each scrubber runs only when its literal anchor is present: most messages have
+    # none, and a substring test is far cheaper than a regex scan.
+    folded = text.casefold()
+    if "data:" in folded:
+        text = _DATA_URL.sub(_data_url, text)
+    if "bearer" in folded or "basic" in folded:
+        text = _BEARER.sub(r"\1 <redacted>", text)
+    if any(word in folded for word in _KEY_WORDS):
+        text = _KEYED.sub(r"\g<k>\g<sep><redacted>", text)
+    if any(prefix in text for prefix in _KEY_PREFIXES):
+        text = _PREFIXED_KEY.sub("<redacted key>", text)
+    if len(text) >= _BASE64_MIN:
+        text = _BASE64_RUN.sub(lambda m: f"<redacted {len(m.group(0))} chars>", text)
+    return str(text)
