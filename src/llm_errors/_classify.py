@@ -34,7 +34,7 @@ from typing import Final
 from llm_errors._classification import Classification, Layer
 from llm_errors._evidence import Evidence, gather_mapping, gather_object, walk_exceptions
 from llm_errors._exceptions import ExceptionRule, lookup_errno, lookup_exception
-from llm_errors._matcher import TextMatcher
+from llm_errors._matcher import TextMatch, TextMatcher
 from llm_errors._patterns import RULES, Rule
 from llm_errors._redact import redact
 from llm_errors._retry_after import parse_retry_after, retry_after_from_text
@@ -49,6 +49,7 @@ _MAX_INPUT: Final = 262_144
 _MATCHED_LIMIT: Final = 200
 _WAIT_HINT_CODES: Final = frozenset({ErrorCode.RATE_LIMIT, ErrorCode.QUOTA_EXCEEDED})
 _JSON_LEAD: Final = frozenset("{ \t\r\n")
+_VERDICT_CACHE: Final = 4096
 
 
 def _json_object(text: str) -> Mapping[object, object] | None:
@@ -170,6 +171,7 @@ class Classifier:
         self._matcher = TextMatcher(self.rules)
         self._rank = {rule.id: position for position, rule in enumerate(self.rules)}
         self._by_id = {rule.id: rule for rule in self.rules}
+        self._verdicts: dict[tuple[object, ...], Classification] = {}
         self._fallback = Classification(
             code=ErrorCode.PROVIDER_ERROR,
             retryable=ErrorCode.PROVIDER_ERROR in self.retryable_codes,
@@ -183,7 +185,14 @@ class Classifier:
     def classify(self, obj: object) -> Classification:
         """Route ``obj`` (exception, message, error body or log record); never raises."""
         try:
-            decision = self._decide(obj)
+            if type(obj) is str and obj[:1] not in _JSON_LEAD and len(obj) <= _MAX_INPUT:
+                # The hot path of log scanning: most lines match no trigger at all.
+                found = self._matcher.match(obj)
+                if found is None:
+                    return self._fallback
+                decision: _Decision | None = self._from_text_match(obj, found)
+            else:
+                decision = self._decide(obj)
         except Exception:  # noqa: BLE001 - classification must never raise
             return self._fallback
         if decision is None:
@@ -209,14 +218,21 @@ class Classifier:
 
     # ------------------------------------------------------------------ internals
     def _classification(self, decision: _Decision) -> Classification:
-        return Classification(
-            code=decision.code,
-            retryable=decision.code in self.retryable_codes,
-            retry_after=decision.retry_after,
-            status=decision.status,
-            rule=decision.rule,
-            layer=decision.layer,
-        )
+        # Verdicts repeat a lot in logs; the frozen records are shared, not rebuilt.
+        key = (decision.code, decision.rule, decision.layer, decision.status, decision.retry_after)
+        found = self._verdicts.get(key)
+        if found is None:
+            if len(self._verdicts) >= _VERDICT_CACHE:
+                self._verdicts.clear()
+            found = self._verdicts[key] = Classification(
+                code=decision.code,
+                retryable=decision.code in self.retryable_codes,
+                retry_after=decision.retry_after,
+                status=decision.status,
+                rule=decision.rule,
+                layer=decision.layer,
+            )
+        return found
 
     def _describe(self, rule_id: str) -> tuple[str, str | None, str | None]:
         rule = self._by_id.get(rule_id)
@@ -255,15 +271,16 @@ class Classifier:
                 gather_mapping(parsed, evidence)
                 return self._resolve(evidence)
         found = self._matcher.match(text)
-        if found is None:
-            return None
+        return None if found is None else self._from_text_match(text, found)
+
+    def _from_text_match(self, text: str, found: TextMatch) -> _Decision:
         rule = self.rules[found.index]
         return self._finish(
             _Decision(rule.code, rule.id, Layer.TEXT, matched=found.matched),
             text=text,
             headers=(),
             hints=(),
-            status=status_from_text(text) if found.may_have_status else None,
+            status=found.status,
         )
 
     def _from_exception(self, exc: BaseException) -> _Decision | None:
@@ -386,9 +403,11 @@ class Classifier:
         hints: Iterable[float],
         status: int | None,
     ) -> _Decision:
-        retry_after = next(
-            (s for s in (parse_retry_after(h) for h in headers) if s is not None), None
-        )
+        retry_after: float | None = None
+        for header in headers:
+            retry_after = parse_retry_after(header)
+            if retry_after is not None:
+                break
         if retry_after is None:
             retry_after = next(iter(hints), None)
         if retry_after is None and text and decision.code in _WAIT_HINT_CODES:

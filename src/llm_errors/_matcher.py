@@ -30,6 +30,7 @@ import regex as _re
 
 from llm_errors._patterns import Rule
 from llm_errors._prefilter import Triggers, derive_triggers, lowered, text_tokens, translate
+from llm_errors._status import status_at, status_from_text
 
 __all__ = ["FLAGS", "TextMatch", "TextMatcher"]
 
@@ -44,18 +45,18 @@ _BACKREFERENCE = _re.compile(r"(?<!\\)(?:\\[1-9]|\\g<\d+>|\(\?P=)")
 
 
 class TextMatch:
-    """The winning rule for a message, the text it matched, and a status hint.
+    """The winning rule for a message, the text it matched, and the status stated in it.
 
-    ``may_have_status`` is false when the message contains no 4xx/5xx number at all,
-    which spares the caller a search for a status.
+    ``status`` is the first 4xx/5xx the message states in a status context
+    (``Error code: 429``), found while the tokens are at hand; ``None`` if none.
     """
 
-    __slots__ = ("index", "matched", "may_have_status")
+    __slots__ = ("index", "matched", "status")
 
-    def __init__(self, index: int, matched: str, *, may_have_status: bool = True) -> None:
+    def __init__(self, index: int, matched: str, status: int | None = None) -> None:
         self.index = index
         self.matched = matched
-        self.may_have_status = may_have_status
+        self.status = status
 
 
 @dataclass(slots=True)
@@ -64,8 +65,9 @@ class _Plan:
 
     candidates: tuple[int, ...]
     scanned: tuple[int, ...]
-    #: anchor token -> (the candidate rules whose matches may start with it, their pattern)
-    by_anchor: dict[bytes, tuple[tuple[int, ...], _re.Pattern[str]]]
+    #: anchor token -> ((the candidate rules whose matches may start with it, their
+    #: combined pattern), the anchor token itself)
+    by_anchor: dict[bytes, tuple[tuple[tuple[int, ...], _re.Pattern[str]], bytes]]
     anchors: frozenset[bytes]
 
 
@@ -144,18 +146,26 @@ class TextMatcher:
         """The first rule in table order that matches ``text``, or ``None``."""
         translated = translate(text)
         tokens = translated.split() if translated is not None else text_tokens(text)
+        if not self._slow and self._tokens.isdisjoint(tokens):
+            return None  # the fast negative path: most log lines end here
         plan = self._plan_for(text, tokens)
         if plan is None:
             return None
         if translated is None:  # token offsets are exact for ASCII text only
-            return self._search(text, plan.candidates)
+            best = self._search(text, plan.candidates)
+            if best is not None:
+                best.status = status_from_text(text)
+            return best
+        padded = b" " + translated + b" "
         best = self._search(text, plan.scanned) if plan.scanned else None
         if plan.by_anchor:
-            found = self._at_anchors(text, translated, tokens, plan, best)
+            found = self._at_anchors(text, padded, tokens, plan, best)
             if found is not None:
                 best = found
         if best is not None:
-            best.may_have_status = not _ERROR_STATUS_TOKENS.isdisjoint(tokens)
+            statuses = _ERROR_STATUS_TOKENS.intersection(tokens)
+            if statuses:
+                best.status = status_at(text, _offsets(padded, statuses))
         return best
 
     def search_all_rules(self, text: str) -> TextMatch | None:
@@ -194,7 +204,7 @@ class TextMatcher:
             candidates=candidates,
             scanned=tuple(i for i in candidates if not self._anchors[i]),
             by_anchor={
-                anchor: (tuple(rules), self._pattern(tuple(rules)))
+                anchor: ((tuple(rules), self._pattern(tuple(rules))), anchor)
                 for anchor, rules in by_anchor.items()
             },
             anchors=frozenset(by_anchor),
@@ -217,34 +227,31 @@ class TextMatcher:
     def _at_anchors(
         self,
         text: str,
-        translated: bytes,
+        padded: bytes,
         tokens: list[bytes],
         plan: _Plan,
         best: TextMatch | None,
     ) -> TextMatch | None:
         # Every match of an anchored rule starts where one of its anchor tokens starts.
-        # Try, at each such offset, the combined pattern of the rules anchored on that
-        # token; in order of the best rule each try could yield, so the first try that
-        # cannot beat the current best ends the loop.
-        padded = b" " + translated + b" "
-        tries: list[tuple[int, int, _re.Pattern[str]]] = []
-        for anchor in plan.anchors.intersection(tokens):
-            rules, pattern = plan.by_anchor[anchor]
-            needle = b" " + anchor + b" "
-            at = padded.find(needle)
-            while at >= 0:  # ``padded`` is shifted by one, so ``at`` is the text offset
-                tries.append((rules[0], at, pattern))
-                at = padded.find(needle, at + len(needle) - 1)
-        tries.sort(key=_rule_then_offset)
+        # Take the anchors present in order of the best rule they could yield, and try,
+        # at each place an anchor starts, the combined pattern of the rules anchored on
+        # it; an anchor that cannot beat the current best ends the loop.
+        ordered = sorted(
+            (plan.by_anchor[anchor] for anchor in plan.anchors.intersection(tokens)),
+            key=_first_rule,
+        )
         improved: TextMatch | None = None
-        for first, start, pattern in tries:
-            if best is not None and best.index <= first:
+        for (rules, pattern), anchor in ordered:
+            if best is not None and best.index <= rules[0]:
                 break
-            found = pattern.match(text, start)
-            if found is not None:
-                index = _index(found)
-                if best is None or index < best.index:
-                    best = improved = TextMatch(index, found.group())
+            for start in _offsets(padded, (anchor,)):
+                found = pattern.match(text, start)
+                if found is not None:
+                    index = _index(found)
+                    if best is None or index < best.index:
+                        best = improved = TextMatch(index, found.group())
+                        if index == rules[0]:
+                            break
         return improved
 
     def _search(self, text: str, candidates: tuple[int, ...]) -> TextMatch | None:
@@ -261,5 +268,17 @@ class TextMatcher:
         return best
 
 
-def _rule_then_offset(attempt: tuple[int, int, _re.Pattern[str]]) -> tuple[int, int]:
-    return attempt[0], attempt[1]
+def _offsets(padded: bytes, tokens: Iterable[bytes]) -> list[int]:
+    """Where whole ``tokens`` start in the text ``padded`` (translated, space-padded) holds."""
+    found: list[int] = []
+    for token in tokens:
+        needle = b" " + token + b" "
+        at = padded.find(needle)
+        while at >= 0:  # ``padded`` is shifted by one, so ``at`` is the text offset
+            found.append(at)
+            at = padded.find(needle, at + len(needle) - 1)
+    return found
+
+
+def _first_rule(entry: tuple[tuple[tuple[int, ...], _re.Pattern[str]], bytes]) -> int:
+    return entry[0][0][0]

@@ -94,6 +94,9 @@ def parse_duration(text: str) -> float | None:
 
 def retry_after_from_text(text: str) -> float | None:
     """The wait a provider's message asks for ("Please try again in 9m38s"), in seconds."""
+    low = text.lower()
+    if "retry" not in low and "try again" not in low and "reset" not in low:
+        return None  # cheap test first: the regex scan costs more than these lookups
     for hint in _HINT.finditer(text):
         seconds = parse_duration(text[hint.end() :])
         if seconds is not None:

@@ -15,7 +15,14 @@ from typing import Final
 
 import regex as _re
 
-__all__ = ["BODY_TYPES", "STATUS_RULES", "normalize_identifier", "status_from_text", "status_rule"]
+__all__ = [
+    "BODY_TYPES",
+    "STATUS_RULES",
+    "normalize_identifier",
+    "status_at",
+    "status_from_text",
+    "status_rule",
+]
 
 #: HTTP status -> rule id. Unlisted 4xx fall back to ``http.4xx``, unlisted 5xx to ``http.5xx``.
 STATUS_RULES: Final[Mapping[int, str]] = {
@@ -182,15 +189,23 @@ def normalize_identifier(value: str) -> str | None:
     return text.lower()
 
 
-_STATUS_IN_TEXT = _re.compile(
-    r"\b([45]\d\d)\b(?![.,]\d)"
+_STATUS_CONTEXT = (
     r"(?<=(?:\bHTTP/\d(?:\.\d)?|\bHTTP(?:[ ]status)?(?:[ ]code)?|(?<![a-z])status(?:[ _-]?code)?"
-    r"|\b(?:error|response)[ _-]?code|\bcode|\berror)\W{1,3}\d{3})",
-    _re.IGNORECASE,
+    r"|\b(?:error|response)[ _-]?code|\bcode|\berror)\W{1,3}\d{3})"
 )
+_STATUS_IN_TEXT = _re.compile(rf"\b([45]\d\d)\b(?![.,]\d){_STATUS_CONTEXT}", _re.IGNORECASE)
 
 
 def status_from_text(text: str) -> int | None:
     """The first error status (4xx/5xx) stated in a status context in ``text``."""
     found = _STATUS_IN_TEXT.search(text)
     return int(found.group(1)) if found else None
+
+
+def status_at(text: str, offsets: list[int]) -> int | None:
+    """Like :func:`status_from_text`, trying only the given offsets of 3-digit tokens."""
+    for offset in sorted(offsets):
+        found = _STATUS_IN_TEXT.match(text, offset)
+        if found is not None:
+            return int(found.group(1))
+    return None
