@@ -274,14 +274,14 @@ class Classifier:
         return None if found is None else self._from_text_match(text, found)
 
     def _from_text_match(self, text: str, found: TextMatch) -> _Decision:
+        # The text-only case of ``_finish``, kept lean: it runs for every error line.
         rule = self.rules[found.index]
-        return self._finish(
-            _Decision(rule.code, rule.id, Layer.TEXT, matched=found.matched),
-            text=text,
-            headers=(),
-            hints=(),
-            status=found.status,
-        )
+        code, rule_id, retry_after = rule.code, rule.id, None
+        if code in _WAIT_HINT_CODES:
+            retry_after = retry_after_from_text(text)
+            if code is ErrorCode.RATE_LIMIT and (retry_after or 0.0) > LONG_RESET_SECONDS:
+                code, rule_id = ErrorCode.QUOTA_EXCEEDED, "policy.long-reset"
+        return _Decision(code, rule_id, Layer.TEXT, found.status, retry_after, found.matched)
 
     def _from_exception(self, exc: BaseException) -> _Decision | None:
         nodes = walk_exceptions(exc)
