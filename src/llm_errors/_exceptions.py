@@ -19,12 +19,8 @@ A row is one of three kinds:
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import errno
-import http.client
-import socket
-import ssl
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
@@ -38,6 +34,7 @@ __all__ = [
     "lookup_errno",
     "lookup_exception",
     "qualified_names",
+    "stdlib_types",
 ]
 
 Kind = Literal["specific", "generic", "status"]
@@ -64,33 +61,47 @@ _T, _TO, _AB = ErrorCode.TRANSPORT, ErrorCode.TIMEOUT, ErrorCode.ABORTED
 _PY = "https://docs.python.org/3/library/exceptions.html"
 
 #: Standard-library types, matched by identity (aliases such as ``socket.timeout`` and
-#: ``asyncio.TimeoutError`` are the same class as ``TimeoutError`` on Python >= 3.11).
-_STDLIB: Final[tuple[tuple[type[BaseException], ExceptionRule], ...]] = (
-    (TimeoutError, ExceptionRule("builtins.TimeoutError", _TO, "A stdlib timeout.", _PY)),
+#: ``asyncio.TimeoutError`` are the same class as ``TimeoutError`` on Python >= 3.11):
+#: (module, attribute, row). The modules are not imported here: an exception of one of
+#: these types can only exist once its module is, so identities are resolved from
+#: ``sys.modules`` as modules appear (importing asyncio and ssl up front would double
+#: the import time of ``llm_errors``).
+_STDLIB: Final[tuple[tuple[str, str, ExceptionRule], ...]] = (
     (
-        ConnectionResetError,
+        "builtins",
+        "TimeoutError",
+        ExceptionRule("builtins.TimeoutError", _TO, "A stdlib timeout.", _PY),
+    ),
+    (
+        "builtins",
+        "ConnectionResetError",
         ExceptionRule("builtins.ConnectionResetError", _T, "The peer reset the socket.", _PY),
     ),
     (
-        ConnectionRefusedError,
+        "builtins",
+        "ConnectionRefusedError",
         ExceptionRule("builtins.ConnectionRefusedError", _T, "Nobody listens there.", _PY),
     ),
     (
-        ConnectionAbortedError,
+        "builtins",
+        "ConnectionAbortedError",
         ExceptionRule("builtins.ConnectionAbortedError", _T, "The socket was aborted.", _PY),
     ),
     (
-        BrokenPipeError,
+        "builtins",
+        "BrokenPipeError",
         ExceptionRule("builtins.BrokenPipeError", _T, "Writing to a closed socket.", _PY),
     ),
     (
-        ConnectionError,
+        "builtins",
+        "ConnectionError",
         ExceptionRule(
             "builtins.ConnectionError", _T, "Base of the connection errors.", _PY, "generic"
         ),
     ),
     (
-        socket.gaierror,
+        "socket",
+        "gaierror",
         ExceptionRule(
             "socket.gaierror",
             _T,
@@ -99,7 +110,8 @@ _STDLIB: Final[tuple[tuple[type[BaseException], ExceptionRule], ...]] = (
         ),
     ),
     (
-        socket.herror,
+        "socket",
+        "herror",
         ExceptionRule(
             "socket.herror",
             _T,
@@ -108,7 +120,8 @@ _STDLIB: Final[tuple[tuple[type[BaseException], ExceptionRule], ...]] = (
         ),
     ),
     (
-        ssl.SSLError,
+        "ssl",
+        "SSLError",
         ExceptionRule(
             "ssl.SSLError",
             _T,
@@ -117,7 +130,8 @@ _STDLIB: Final[tuple[tuple[type[BaseException], ExceptionRule], ...]] = (
         ),
     ),
     (
-        http.client.IncompleteRead,
+        "http.client",
+        "IncompleteRead",
         ExceptionRule(
             "http.client.IncompleteRead",
             _T,
@@ -126,7 +140,8 @@ _STDLIB: Final[tuple[tuple[type[BaseException], ExceptionRule], ...]] = (
         ),
     ),
     (
-        asyncio.IncompleteReadError,
+        "asyncio",
+        "IncompleteReadError",
         ExceptionRule(
             "asyncio.IncompleteReadError",
             _T,
@@ -135,7 +150,8 @@ _STDLIB: Final[tuple[tuple[type[BaseException], ExceptionRule], ...]] = (
         ),
     ),
     (
-        asyncio.CancelledError,
+        "asyncio",
+        "CancelledError",
         ExceptionRule(
             "asyncio.CancelledError",
             _AB,
@@ -144,7 +160,8 @@ _STDLIB: Final[tuple[tuple[type[BaseException], ExceptionRule], ...]] = (
         ),
     ),
     (
-        concurrent.futures.CancelledError,
+        "concurrent.futures",
+        "CancelledError",
         ExceptionRule(
             "concurrent.futures.CancelledError",
             _AB,
@@ -153,7 +170,8 @@ _STDLIB: Final[tuple[tuple[type[BaseException], ExceptionRule], ...]] = (
         ),
     ),
     (
-        KeyboardInterrupt,
+        "builtins",
+        "KeyboardInterrupt",
         ExceptionRule("builtins.KeyboardInterrupt", _AB, "The user interrupted.", _PY),
     ),
 )
@@ -444,11 +462,29 @@ _NAMED: Final[tuple[ExceptionRule, ...]] = (
 
 #: Every row, for documentation and for the test that exercises each of them.
 EXCEPTION_RULES: Final[tuple[ExceptionRule, ...]] = (
-    *(row for _, row in _STDLIB),
+    *(row for _, _, row in _STDLIB),
     *_NAMED,
 )
 
-_BY_TYPE: Final[Mapping[type[BaseException], ExceptionRule]] = dict(_STDLIB)
+_STDLIB_MODULES: Final = tuple(dict.fromkeys(module for module, _, _ in _STDLIB))
+_by_type: dict[type, ExceptionRule] = {}
+_resolved: tuple[bool, ...] = ()
+
+
+def stdlib_types() -> dict[type, ExceptionRule]:
+    """The identity table for the standard-library modules imported so far."""
+    global _by_type, _resolved  # a cache refreshed as modules are imported
+    loaded = tuple(module in sys.modules for module in _STDLIB_MODULES)
+    if loaded != _resolved:
+        table: dict[type, ExceptionRule] = {}
+        for module, attribute, row in _STDLIB:
+            cls = getattr(sys.modules.get(module), attribute, None)
+            if isinstance(cls, type):
+                table.setdefault(cls, row)
+        _by_type, _resolved = table, loaded
+    return _by_type
+
+
 _BY_NAME: Final[Mapping[str, ExceptionRule]] = {row.name: row for row in _NAMED}
 
 _ERRNO_DOCS = "https://docs.python.org/3/library/errno.html"
@@ -484,8 +520,9 @@ def qualified_names(cls: type) -> tuple[str, ...]:
 
 def lookup_exception(exc: BaseException) -> ExceptionRule | None:
     """The row for the most derived class of ``exc`` that the table knows."""
+    by_type = stdlib_types()
     for cls in type(exc).__mro__:
-        row = _BY_TYPE.get(cls)
+        row = by_type.get(cls)
         if row is not None:
             return row
         for name in qualified_names(cls):
