@@ -807,6 +807,12 @@ RULES: tuple[Rule, ...] = (
                 "719350cc-6f62-4fee-85b8-282e20d1b2cd",
                 "openai/codex#12781",
             ),
+            _ex(
+                "API error occurred: Status 429 Content-Type application/json Body \n"
+                '{"object":"error","message":"Rate limit exceeded","type":"rate_limited",'
+                '"param":null,"code":"1300"}',
+                "cline/cline#9085 (mistralai TypeScript SDK, via shared/mistral/WIRE.md 8.2)",
+            ),
         ),
     ),
     Rule(
@@ -1187,13 +1193,26 @@ RULES: tuple[Rule, ...] = (
         "ratelimit.wording",
         ErrorCode.RATE_LIMIT,
         r"\brate[- ]?limit(?:ed)?\s+(?:exceeded|reached|hit|error)\b|\brate[- ]limited\b"
-        r"|\bRate limit reached for\b|\bexceeded (?:\w+ )?(?:call |token )?rate limit\b"
+        r"|\bRate limit reached for\b|\bexceeded (?:your |the )?(?:[\w-]+ ){0,2}rate limit\b"
+        r"|\bwould exceed the rate limit\b"
         r"|\btoo many requests\b|\bthrottled\b|\bquota exceeded\b|\bResource has been exhausted\b",
         "Throttling wordings (OpenAI, Azure, Mistral, Google per-minute quota).",
         (
             _ex(
                 '{"message":"Requests rate limit exceeded"}',
                 "pydantic/pydantic-ai#1885 (via shared/mistral/WIRE.md section 9)",
+            ),
+            _ex(
+                "Number of request tokens has exceeded your per-minute rate limit "
+                "(https://docs.anthropic.com/en/api/rate-limits); see the response headers for "
+                "current usage.",
+                "cline/cline#42 (Anthropic)",
+            ),
+            _ex(
+                "Failed after 3 attempts. Last error: This request would exceed the rate limit "
+                "for your organization (a22cf6e6-a940-4fff-8c4c-1580816ac7be) of 1,000,000 input "
+                "tokens per minute.",
+                "stackblitz/bolt.new#8588 (Anthropic via the Vercel AI SDK)",
             ),
             _ex(
                 "[429 Too Many Requests] Quota exceeded for quota metric 'Generate Content API "
