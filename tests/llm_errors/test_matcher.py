@@ -27,7 +27,7 @@ def test_agrees_with_the_loop_on_every_example(text):
     assert (found.index if found else None) == first_rule_by_loop(text)
 
 
-@settings(max_examples=300)
+@settings(deadline=None)
 @given(
     st.lists(
         st.one_of(

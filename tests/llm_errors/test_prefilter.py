@@ -96,7 +96,7 @@ def _matching_rules(text):
 FRAGMENTS = [example.text for rule in RULES for example in rule.examples]
 
 
-@settings(max_examples=300)
+@settings(deadline=None)
 @given(
     st.lists(
         st.one_of(
