@@ -1,0 +1,53 @@
+"""Type-checked, never run: the ``llm_errors`` API from a user's point of view.
+
+``mypy --strict src tests/typing`` checks this file; every ``# type: ignore`` below is
+an assertion that mypy rejects the line (``warn_unused_ignores`` is part of strict).
+"""
+
+from collections.abc import Callable
+from typing import assert_type
+
+import llm_errors
+from llm_errors import (
+    Classification,
+    Classifier,
+    ErrorCode,
+    Example,
+    Explanation,
+    LlmError,
+    RateLimitError,
+    Rule,
+    classify,
+    explain,
+    parse_retry_after,
+)
+
+err = RateLimitError("rate limited", retry_after=30.0, status=429, provider="mistral")
+assert_type(err.code, ErrorCode)
+assert_type(err.retryable, bool)
+assert_type(err.retry_after, float | None)
+assert_type(err.with_context(request_id="r"), RateLimitError)
+RateLimitError("rate limited", 30.0)  # type: ignore[call-arg, arg-type]  # keyword-only context
+assert_type(llm_errors.make_error(ErrorCode.SERVER, "down"), LlmError)
+assert_type(llm_errors.error_class_for("TIMEOUT"), type[LlmError])
+
+verdict = classify(ConnectionResetError("reset"))
+assert_type(verdict, Classification)
+assert_type(verdict.code, ErrorCode)
+assert_type(verdict.retry_after, float | None)
+assert_type(classify("terminated").retryable, bool)
+assert_type(classify({"status": 429}).status, int | None)
+assert_type(explain("Premature close"), Explanation)
+
+rule = Rule(
+    id="acme.gateway-hiccup",
+    code=ErrorCode.TRANSPORT,
+    pattern=r"acme gateway hiccup",
+    why="Our in-house gateway's wording for a dropped upstream connection.",
+    examples=(Example(text="acme gateway hiccup (conn 12)", source="internal runbook"),),
+)
+custom = Classifier(extra_rules=[rule])
+as_callable: Callable[[object], Classification] = custom
+assert_type(custom.classify("acme gateway hiccup"), Classification)
+assert_type(parse_retry_after({"retry-after": "2"}), float | None)
+assert_type(llm_errors.DEFAULT_RETRYABLE_CODES, frozenset[ErrorCode])
