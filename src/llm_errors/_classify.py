@@ -172,6 +172,11 @@ class Classifier:
         self._rank = {rule.id: position for position, rule in enumerate(self.rules)}
         self._by_id = {rule.id: rule for rule in self.rules}
         self._verdicts: dict[tuple[object, ...], Classification] = {}
+        # Text verdicts without a wait hint depend on (rule, status) only: shared records.
+        self._text_verdicts: dict[tuple[int, int | None], Classification] = {}
+        self._waits = frozenset(
+            i for i, rule in enumerate(self.rules) if rule.code in _WAIT_HINT_CODES
+        )
         self._fallback = Classification(
             code=ErrorCode.PROVIDER_ERROR,
             retryable=ErrorCode.PROVIDER_ERROR in self.retryable_codes,
@@ -190,6 +195,8 @@ class Classifier:
                 found = self._matcher.match(obj)
                 if found is None:
                     return self._fallback
+                if found.index not in self._waits:
+                    return self._text_verdict(found)
                 decision: _Decision | None = self._from_text_match(obj, found)
             else:
                 decision = self._decide(obj)
@@ -233,6 +240,16 @@ class Classifier:
                 layer=decision.layer,
             )
         return found
+
+    def _text_verdict(self, found: TextMatch) -> Classification:
+        key = (found.index, found.status)
+        verdict = self._text_verdicts.get(key)
+        if verdict is None:  # at most one per (rule, stated status): a bounded cache
+            rule = self.rules[found.index]
+            verdict = self._text_verdicts[key] = self._classification(
+                _Decision(rule.code, rule.id, Layer.TEXT, found.status)
+            )
+        return verdict
 
     def _describe(self, rule_id: str) -> tuple[str, str | None, str | None]:
         rule = self._by_id.get(rule_id)

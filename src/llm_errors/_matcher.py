@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 import regex as _re
 
@@ -59,16 +59,27 @@ class TextMatch:
         self.status = status
 
 
-@dataclass(slots=True)
+class _Try(NamedTuple):
+    """Try ``pattern`` wherever the token in ``needle`` starts; ``first`` is its best rule."""
+
+    first: int
+    needle: bytes
+    pattern: _re.Pattern[str]
+
+
+@dataclass(frozen=True, slots=True)
 class _Plan:
-    """How to match a line whose candidate rules are ``candidates``."""
+    """How to match a line, given the trigger and anchor tokens it contains.
+
+    Everything that depends only on that token set is worked out once and cached:
+    the candidate rules, the ones that must be searched for (no anchors), and the
+    anchors present with the combined pattern of the rules anchored there, best
+    rule first.
+    """
 
     candidates: tuple[int, ...]
     scanned: tuple[int, ...]
-    #: anchor token -> ((the candidate rules whose matches may start with it, their
-    #: combined pattern), the anchor token itself)
-    by_anchor: dict[bytes, tuple[tuple[tuple[int, ...], _re.Pattern[str]], bytes]]
-    anchors: frozenset[bytes]
+    tries: tuple[_Try, ...]
 
 
 def _validate(rule: Rule, position: int) -> None:
@@ -94,10 +105,6 @@ def _alternative(position: int, pattern: str) -> str:
     return f"(?P<{_GROUP_PREFIX}{position}>(?:{pattern}))"
 
 
-def _index(found: _re.Match[str]) -> int:
-    return int((found.lastgroup or "")[len(_GROUP_PREFIX) :])
-
-
 class TextMatcher:
     """Finds the first rule (in table order) that matches a message.
 
@@ -114,82 +121,94 @@ class TextMatcher:
             derive_triggers(rule.pattern) for rule in self.rules
         )
         by_token: dict[bytes, set[int]] = {}
-        self._by_substring: tuple[tuple[str, frozenset[int]], ...] = ()
         by_substring: dict[str, set[int]] = {}
-        always: set[int] = set()
         for position, triggers in enumerate(self.triggers):
             for token in triggers.tokens:
                 by_token.setdefault(token.encode("ascii"), set()).add(position)
             for substring in triggers.substrings:
                 by_substring.setdefault(substring, set()).add(position)
-            if triggers.always:
-                always.add(position)
         self._by_token = {token: frozenset(found) for token, found in by_token.items()}
-        self._tokens = frozenset(self._by_token)
         self._by_substring = tuple((sub, frozenset(found)) for sub, found in by_substring.items())
-        self._always = frozenset(always)
-        self._slow = bool(always or by_substring)
+        self._always = frozenset(i for i, triggers in enumerate(self.triggers) if triggers.always)
         self._anchors: tuple[frozenset[bytes], ...] = tuple(
             frozenset(anchor.encode("ascii") for anchor in triggers.anchors)
             for triggers in self.triggers
         )
+        #: The trigger tokens of all rules: a line without any matches no rule (unless
+        #: some rule has substring triggers or none at all, see :attr:`exact_tokens`).
+        self.tokens: frozenset[bytes] = frozenset(self._by_token)
+        #: Whether :attr:`tokens` alone decides which lines can match.
+        self.exact_tokens: bool = not self._always and not self._by_substring
+        # A line's plan is keyed by the trigger and anchor tokens it contains.
+        self._keys = self.tokens.union(*self._anchors)
+        self._rule_of = {f"{_GROUP_PREFIX}{i}": i for i in range(len(self.rules))}
         self._plans: dict[object, _Plan] = {}
         self._compiled: dict[tuple[int, ...], _re.Pattern[str]] = {}
 
     # ------------------------------------------------------------------ public
     def candidates(self, text: str) -> tuple[int, ...]:
         """Indices of the rules that can possibly match ``text``, in table order."""
-        plan = self._plan_for(text, text_tokens(text))
-        return plan.candidates if plan is not None else ()
+        return self._plan_for(text, self._keys.intersection(text_tokens(text))).candidates
 
     def match(self, text: str) -> TextMatch | None:
         """The first rule in table order that matches ``text``, or ``None``."""
         translated = translate(text)
-        tokens = translated.split() if translated is not None else text_tokens(text)
-        if not self._slow and self._tokens.isdisjoint(tokens):
+        tokens = translated.split()
+        hits = self._keys.intersection(tokens)
+        if not hits and self.exact_tokens:
             return None  # the fast negative path: most log lines end here
-        plan = self._plan_for(text, tokens)
+        plan = self._plans.get(hits) if self.exact_tokens else None
         if plan is None:
+            plan = self._plan_for(text, hits)
+        if not plan.candidates:
             return None
-        if translated is None:  # token offsets are exact for ASCII text only
-            best = self._search(text, plan.candidates)
-            if best is not None:
-                best.status = status_from_text(text)
-            return best
-        padded = b" " + translated + b" "
-        best = self._search(text, plan.scanned) if plan.scanned else None
-        if plan.by_anchor:
-            found = self._at_anchors(text, padded, tokens, plan, best)
+        best, found = len(self.rules), None
+        if plan.scanned:
+            found = self._search(text, plan.scanned)
             if found is not None:
-                best = found
-        if best is not None:
-            statuses = _ERROR_STATUS_TOKENS.intersection(tokens)
-            if statuses:
-                best.status = status_at(text, _offsets(padded, statuses))
-        return best
+                best = self._rule_of[found.lastgroup or ""]
+        # Every match of an anchored rule starts where one of its anchor tokens
+        # starts: try there, best anchor first, until no anchor can beat the best.
+        padded = b" " + translated + b" "  # a token is ``b" " + token + b" "`` in here
+        for first, needle, pattern in plan.tries:
+            if best <= first:
+                break
+            at = padded.find(needle)
+            while at >= 0:  # ``padded`` is shifted by one, so ``at`` is the text offset
+                tried = pattern.match(text, at)
+                if tried is not None:
+                    index = self._rule_of[tried.lastgroup or ""]
+                    if index < best:
+                        best, found = index, tried
+                        if index == first:
+                            break
+                at = padded.find(needle, at + len(needle) - 1)
+        if found is None:
+            return None
+        return TextMatch(best, found.group(), _stated_status(text, padded, tokens))
 
     def search_all_rules(self, text: str) -> TextMatch | None:
         """The first matching rule found by searching every rule (a reference for tests)."""
-        return self._search(text, tuple(range(len(self.rules)))) if text else None
+        found = self._search(text, tuple(range(len(self.rules)))) if text else None
+        if found is None:
+            return None
+        return TextMatch(self._rule_of[found.lastgroup or ""], found.group())
 
     # ------------------------------------------------------------------ internals
-    def _plan_for(self, text: str, tokens: list[bytes]) -> _Plan | None:
-        hits = self._tokens.intersection(tokens)
-        if not hits and not self._slow:
-            return None  # the fast negative path: most log lines end here
-        key: object = frozenset(hits)
+    def _plan_for(self, text: str, hits: frozenset[bytes]) -> _Plan:
+        key: object = hits
         if self._by_substring:
             low = lowered(text)
-            key = (key, tuple(sub for sub, _ in self._by_substring if sub in low))
+            key = (hits, tuple(sub for sub, _ in self._by_substring if sub in low))
         plan = self._plans.get(key)
         if plan is None:
             plan = self._build_plan(hits, key)
-        return plan if plan.candidates else None
+        return plan
 
-    def _build_plan(self, hits: Iterable[bytes], key: object) -> _Plan:
+    def _build_plan(self, hits: frozenset[bytes], key: object) -> _Plan:
         found = set(self._always)
         for token in hits:
-            found |= self._by_token[token]
+            found |= self._by_token.get(token, frozenset())
         if isinstance(key, tuple):
             substrings = set(key[1])
             for sub, positions in self._by_substring:
@@ -198,16 +217,16 @@ class TextMatcher:
         candidates = tuple(sorted(found))
         by_anchor: dict[bytes, list[int]] = {}
         for i in candidates:
-            for anchor in self._anchors[i]:
+            for anchor in self._anchors[i] & hits:
                 by_anchor.setdefault(anchor, []).append(i)
+        tries = sorted(
+            _Try(rules[0], b" " + anchor + b" ", self._pattern(tuple(rules)))
+            for anchor, rules in by_anchor.items()
+        )
         plan = _Plan(
             candidates=candidates,
             scanned=tuple(i for i in candidates if not self._anchors[i]),
-            by_anchor={
-                anchor: ((tuple(rules), self._pattern(tuple(rules))), anchor)
-                for anchor, rules in by_anchor.items()
-            },
-            anchors=frozenset(by_anchor),
+            tries=tuple(tries),
         )
         if len(self._plans) >= _CACHE_LIMIT:
             self._plans.clear()
@@ -224,48 +243,25 @@ class TextMatcher:
             self._compiled[candidates] = pattern
         return pattern
 
-    def _at_anchors(
-        self,
-        text: str,
-        padded: bytes,
-        tokens: list[bytes],
-        plan: _Plan,
-        best: TextMatch | None,
-    ) -> TextMatch | None:
-        # Every match of an anchored rule starts where one of its anchor tokens starts.
-        # Take the anchors present in order of the best rule they could yield, and try,
-        # at each place an anchor starts, the combined pattern of the rules anchored on
-        # it; an anchor that cannot beat the current best ends the loop.
-        ordered = sorted(
-            (plan.by_anchor[anchor] for anchor in plan.anchors.intersection(tokens)),
-            key=_first_rule,
-        )
-        improved: TextMatch | None = None
-        for (rules, pattern), anchor in ordered:
-            if best is not None and best.index <= rules[0]:
-                break
-            for start in _offsets(padded, (anchor,)):
-                found = pattern.match(text, start)
-                if found is not None:
-                    index = _index(found)
-                    if best is None or index < best.index:
-                        best = improved = TextMatch(index, found.group())
-                        if index == rules[0]:
-                            break
-        return improved
-
-    def _search(self, text: str, candidates: tuple[int, ...]) -> TextMatch | None:
+    def _search(self, text: str, candidates: tuple[int, ...]) -> _re.Match[str] | None:
         # One search finds the leftmost match; a rule listed earlier may still match
         # further right, so search again with only those rules until none does.
-        best: TextMatch | None = None
+        best: _re.Match[str] | None = None
         while candidates:
             found = self._pattern(candidates).search(text)
             if found is None:
                 break
-            index = _index(found)
-            best = TextMatch(index, found.group())
-            candidates = candidates[: candidates.index(index)]
+            best = found
+            candidates = candidates[: candidates.index(self._rule_of[found.lastgroup or ""])]
         return best
+
+
+def _stated_status(text: str, padded: bytes, tokens: list[bytes]) -> int | None:
+    """The first error status ``text`` states, trying only where 4xx/5xx tokens start."""
+    if not text.isascii():  # a regex digit may be a non-ASCII digit, which is no token
+        return status_from_text(text)
+    statuses = _ERROR_STATUS_TOKENS.intersection(tokens)
+    return status_at(text, _offsets(padded, statuses)) if statuses else None
 
 
 def _offsets(padded: bytes, tokens: Iterable[bytes]) -> list[int]:
@@ -278,7 +274,3 @@ def _offsets(padded: bytes, tokens: Iterable[bytes]) -> list[int]:
             found.append(at)
             at = padded.find(needle, at + len(needle) - 1)
     return found
-
-
-def _first_rule(entry: tuple[tuple[tuple[int, ...], _re.Pattern[str]], bytes]) -> int:
-    return entry[0][0][0]

@@ -21,11 +21,10 @@ means "always try this rule": slower, never wrong. When a pattern uses syntax th
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+import operator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
-
-import regex as _re
 
 try:  # CPython >= 3.11 names the parser ``re._parser``; older ones ``sre_parse``.
     from re import _constants as _sre_c  # type: ignore[attr-defined]
@@ -34,7 +33,14 @@ except ImportError:  # pragma: no cover - only on interpreters without the priva
     _sre_parse = None
     _sre_c = None
 
-__all__ = ["Triggers", "derive_triggers", "lowered", "text_tokens", "translate"]
+__all__ = [
+    "Triggers",
+    "derive_triggers",
+    "lines_with_tokens",
+    "lowered",
+    "text_tokens",
+    "translate",
+]
 
 # Symbols of an expanded pattern: 1-char strings are literal characters (lower-cased);
 # these three stand for a run of separator characters, a zero-width boundary that
@@ -51,7 +57,6 @@ _MIN_SUBSTRING: Final = 3
 # Characters that IGNORECASE matching can equate with an ASCII letter.
 _FOLD_TO_ASCII: Final = {0x017F: "s", 0x0130: "i", 0x0131: "i", 0x212A: "k"}
 _WORD_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
-_TOKEN_RUN = _re.compile(r"[a-z0-9_]+")
 
 #: Frequent words of English and of ordinary log lines: poor triggers, used only when an
 #: expansion of a pattern offers nothing rarer.
@@ -234,31 +239,46 @@ _COMMON: Final = frozenset(
 _TOKEN_TABLE: Final = bytes(
     ord(chr(c).lower()) if chr(c).lower() in _WORD_CHARS else ord(" ") for c in range(256)
 )
+# The same, but a line feed stays a line feed: a block of lines joined by ``"\n"``
+# splits back into its lines, and ``split()`` still treats the line feed as a separator.
+_LINE_TABLE: Final = bytes(ord("\n") if c == ord("\n") else _TOKEN_TABLE[c] for c in range(256))
+_FOLD_CHARS: Final = "".join(map(chr, _FOLD_TO_ASCII))
 
 
-def translate(text: str) -> bytes | None:
-    """ASCII ``text`` with word characters lower-cased and every other byte a space.
+def translate(text: str, table: bytes = _TOKEN_TABLE) -> bytes:
+    """``text`` as one byte per character: word characters lower-cased, the rest a space.
 
-    ``None`` for non-ASCII text. Offsets are the text's offsets, so a token found at
-    byte ``i`` starts at character ``i``.
+    Offsets are the text's offsets, so a token found at byte ``i`` starts at character
+    ``i``. A non-ASCII character is a separator (``encode`` replaces it by ``?``),
+    except the few IGNORECASE equates with an ASCII letter, which become that letter:
+    a regex could match them as part of a token.
     """
-    try:
-        return text.encode("ascii").translate(_TOKEN_TABLE)
-    except UnicodeEncodeError:
-        return None
+    if text.isascii():  # O(1) in CPython: the common case costs one copy and one translate
+        return text.encode("ascii").translate(table)
+    if any(ch in text for ch in _FOLD_CHARS):
+        text = text.translate(_FOLD_TO_ASCII)
+    return text.encode("ascii", "replace").translate(table)
 
 
 def text_tokens(text: str) -> list[bytes]:
-    """The ``[a-z0-9_]+`` tokens of ``text`` lower-cased, as bytes (IGNORECASE-safe).
+    """The ``[a-z0-9_]+`` tokens of ``text`` lower-cased, as bytes (IGNORECASE-safe)."""
+    return translate(text).split()
 
-    Fast for ASCII text (one ``bytes.translate`` and a ``split``); other text takes a
-    slower path that first maps the characters IGNORECASE equates with ASCII letters.
+
+def lines_with_tokens(lines: Sequence[str], tokens: frozenset[bytes]) -> Iterator[bool] | None:
+    """For each line, whether it contains one of ``tokens`` as a whole token.
+
+    The lines are tokenised as one block (one ``join``, one ``translate``), and the
+    per-line work runs in C (``map``), so a line costs a fraction of a per-line call.
+    A line's tokens are exactly :func:`text_tokens` of that line. ``None`` when a line
+    contains a line feed, which would make the block's lines ambiguous.
     """
-    translated = translate(text)
-    if translated is not None:
-        return translated.split()
-    folded = text.translate(_FOLD_TO_ASCII).lower()
-    return [token.encode("ascii") for token in _TOKEN_RUN.findall(folded)]
+    if not lines:
+        return iter(())
+    per_line = translate("\n".join(lines), _LINE_TABLE).split(b"\n")
+    if len(per_line) != len(lines):
+        return None
+    return map(operator.not_, map(tokens.isdisjoint, map(bytes.split, per_line)))
 
 
 def lowered(text: str) -> str:

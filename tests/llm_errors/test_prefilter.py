@@ -79,7 +79,13 @@ def test_tokens_of_text():
         b"und_err_socket",
     ]
     assert translate("A-b") == b"a b"
-    assert translate("caf\u00e9") is None
+
+
+def test_non_ascii_characters_are_separators_at_their_offsets():
+    """Each character is one byte: offsets into the translation are offsets into the text."""
+    assert translate("caf\u00e9 \u2019ok") == b"caf   ok"
+    assert translate("\U0001f600x") == b" x"
+    assert text_tokens("d\u00e9j\u00e0 vu") == [b"d", b"j", b"vu"]
 
 
 def test_ignorecase_equivalents_are_folded():
