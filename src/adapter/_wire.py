@@ -348,7 +348,11 @@ class UsageInfo(_Response):
 
 
 class CompletionChunk(_Response):
-    """One ``data:`` payload of the stream. ``choices`` may be empty (usage-only)."""
+    """One ``data:`` payload of the stream. ``choices`` may be empty (usage-only).
+
+    ``error`` is kept only so that the stream mapper sees, without decoding the
+    payload again, that a chunk-shaped payload also carries an error object.
+    """
 
     id: str
     object: str | None = None
@@ -356,6 +360,7 @@ class CompletionChunk(_Response):
     model: str
     choices: list[CompletionResponseStreamChoice]
     usage: UsageInfo | None = None
+    error: Any = Field(default=None, repr=False)
 
 
 def parse_completion_chunk(data: bytes | bytearray | str) -> CompletionChunk:
@@ -366,7 +371,13 @@ def parse_completion_chunk(data: bytes | bytearray | str) -> CompletionChunk:
 
     .. versionadded:: 0.1.0
     """
-    return CompletionChunk.model_validate_json(data)
+    chunk: CompletionChunk = _validate_chunk_json(data)
+    return chunk
+
+
+# The validator's own method, bound once: ``model_validate_json`` is a Python wrapper
+# that only forwards default arguments, and this is called once per chunk.
+_validate_chunk_json = CompletionChunk.__pydantic_validator__.validate_json
 
 
 # --- request -------------------------------------------------------------------------

@@ -28,6 +28,14 @@ from adapter import (
 from adapter._async_client import MistralAdapter
 from adapter._client import Call, MissingApiKeyError, Settings, Timeouts
 from adapter._errors import UnmappableChunkError, partial_of
+from adapter._events import (
+    AssistantTextDeltaEvent,
+    AssistantThinkingDeltaEvent,
+    AssistantToolCallDeltaEvent,
+    text_delta_event,
+    thinking_delta_event,
+    toolcall_delta_event,
+)
 from adapter._request import to_wire
 from adapter._sync_client import MistralAdapterSync
 from adapter.testing import (
@@ -1073,3 +1081,35 @@ def test_secret_does_not_show_in_the_settings():
     )
     assert SENTINEL_KEY not in repr(settings.authorization)
     assert settings.describe(MistralAdapterSync).startswith("MistralAdapterSync(")
+
+
+# --- the hot path's trusted event builders (perf edit in adapter._events) -----------------
+
+
+@pytest.mark.parametrize(
+    ("builder", "cls"),
+    [
+        pytest.param(text_delta_event, AssistantTextDeltaEvent, id="text"),
+        pytest.param(thinking_delta_event, AssistantThinkingDeltaEvent, id="thinking"),
+        pytest.param(toolcall_delta_event, AssistantToolCallDeltaEvent, id="toolcall"),
+    ],
+)
+def test_trusted_builders_build_what_the_constructor_builds(builder, cls):
+    """The unvalidated delta builders give the validated constructor's instance, slot by slot."""
+    with FakeMistral() as fake:
+        message = run("sync", fake.url).message
+    built = builder(3, "delta text", message)
+    validated = cls(contentIndex=3, delta="delta text", partial=message)
+    assert type(built) is cls
+    assert built == validated
+    assert list(vars(built).items()) == list(vars(validated).items())
+    assert built.__pydantic_fields_set__ == validated.__pydantic_fields_set__
+    assert built.__pydantic_extra__ == validated.__pydantic_extra__ == {}
+    assert built.__pydantic_private__ is validated.__pydantic_private__
+    assert built.partial is message
+    assert repr(built) == repr(validated)
+    assert built.model_dump_json() == validated.model_dump_json()
+    built.delta = "changed"  # assignment works as on a validated instance
+    validated.delta = "changed"
+    assert built.__pydantic_fields_set__ == validated.__pydantic_fields_set__
+    assert built.model_dump() == validated.model_dump()

@@ -1,0 +1,295 @@
+"""Streaming throughput: our adapter against raw httpx + ``json.loads`` and the official SDK.
+
+One large stream (``--chunks`` text chunks, default 200,000) is served by the fake
+server running in a separate process (``adapter.testing.FakeMistralProcess``, 256
+events per write, so the server is never the bottleneck) and consumed, in
+interleaved rounds, by:
+
+- **raw**: ``httpx`` ``iter_lines`` and ``json.loads`` per ``data:`` line: the floor
+  for any client that parses the chunks at all (no validation, no events);
+- **ours (sync)** / **ours (async)**: ``MistralAdapterSync.stream`` /
+  ``MistralAdapter.stream``, every pi event consumed;
+- **sdk**: ``mistralai`` 3.7.0 ``Mistral(...).chat.stream(...)`` against the same
+  kind of server, on fewer chunks (``--sdk-chunks``) because it is slow; compared
+  per chunk.
+
+Then:
+
+2. where the time goes: the same chunks as in-memory reads through each stage of our
+   pipeline (SSE decoding, + chunk parsing, + mapping to events, + the client's
+   core), against raw's line decoding + ``json.loads`` on the same reads;
+3. whether the per-event cost is flat: our adapter on a 10,000-chunk and a
+   1,000,000-chunk stream, and per 100,000-chunk window inside the long one (the
+   message grows to 4 MB of text: a quadratic append would show here);
+4. peak memory while streaming (``tracemalloc``): bounded by the message, not by the
+   bytes received (nothing buffers the stream).
+
+Prints medians and ratios from one run. Run: ``python bench/stream.py [--chunks N]
+[--sdk-chunks N] [--runs R] [--long N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable
+
+import httpx
+from httpx._decoders import LineDecoder, TextDecoder  # raw's own line decoding, in memory
+from mistralai.client import Mistral
+
+from adapter import Context, UserMessage
+from adapter._async_client import MistralAdapter
+from adapter._client import Settings
+from adapter._sse import SSEDecoder
+from adapter._stream import map_data, start
+from adapter._sync_client import MistralAdapterSync
+from adapter._wire import parse_completion_chunk
+from adapter.testing import FakeMistralProcess, big_stream
+
+MODEL = "mistral-small-latest"
+CONTEXT = Context(messages=[UserMessage(content="Say tok many times.", timestamp=1)])
+BODY = {"model": MODEL, "messages": [{"role": "user", "content": "hi"}], "stream": True}
+KEY = "bench"
+
+
+# --- the consumers --------------------------------------------------------------------
+
+
+def raw(url: str) -> int:
+    """Raw httpx line iteration + ``json.loads`` per data line; returns the chunks parsed."""
+    count = 0
+    with httpx.Client(timeout=60) as client, client.stream("POST", url, json=BODY) as response:
+        for line in response.iter_lines():
+            if line.startswith("data: "):
+                data = line[6:]
+                if data == "[DONE]":
+                    break
+                json.loads(data)
+                count += 1
+    return count
+
+
+def ours_sync(base_url: str) -> int:
+    """Our sync adapter; returns the text deltas received."""
+    count = 0
+    with MistralAdapterSync(api_key=KEY, base_url=base_url) as adapter:
+        for event in adapter.stream(MODEL, CONTEXT):
+            if event.type == "text_delta":
+                count += 1
+    return count
+
+
+def ours_async(base_url: str) -> int:
+    """Our async adapter; returns the text deltas received."""
+
+    async def main() -> int:
+        count = 0
+        async with MistralAdapter(api_key=KEY, base_url=base_url) as adapter:
+            async for event in adapter.stream(MODEL, CONTEXT):
+                if event.type == "text_delta":
+                    count += 1
+        return count
+
+    return asyncio.run(main())
+
+
+def sdk(base_url: str) -> int:
+    """The official SDK's ``chat.stream``; returns the events received."""
+    client = Mistral(api_key=KEY, server_url=base_url)
+    count = 0
+    with client.chat.stream(model=MODEL, messages=[{"role": "user", "content": "hi"}]) as events:
+        for _ in events:
+            count += 1
+    return count
+
+
+def timed(fn: Callable[[str], int], url: str, expected: int) -> float:
+    start = time.perf_counter()
+    got = fn(url)
+    elapsed = time.perf_counter() - start
+    if got != expected:
+        raise SystemExit(f"{fn.__name__}: expected {expected:,} chunks, got {got:,}")
+    return elapsed
+
+
+def rate(chunks: int, seconds: float) -> str:
+    return f"{chunks / seconds:>12,.0f} chunks/s {seconds / chunks * 1e6:>7.2f} us/chunk"
+
+
+# --- 1. throughput over HTTP ----------------------------------------------------------
+
+
+def throughput(chunks: int, sdk_chunks: int, runs: int) -> None:
+    print(
+        f"\n1. throughput over HTTP: fake server in a separate process, {chunks:,} text chunks "
+        f"(sdk: {sdk_chunks:,}), median of {runs} interleaved runs"
+    )
+    times: dict[str, list[float]] = {"raw": [], "ours (sync)": [], "ours (async)": [], "sdk": []}
+    with (
+        FakeMistralProcess(chunks=chunks) as server,
+        FakeMistralProcess(chunks=sdk_chunks) as small,
+    ):
+        for _ in range(runs):
+            times["raw"].append(timed(raw, server.chat_url, chunks + 2))
+            times["ours (sync)"].append(timed(ours_sync, server.url, chunks))
+            times["ours (async)"].append(timed(ours_async, server.url, chunks))
+            times["sdk"].append(timed(sdk, small.url, sdk_chunks + 2))
+    per_chunk = {
+        name: statistics.median(values) / (sdk_chunks if name == "sdk" else chunks)
+        for name, values in times.items()
+    }
+    for name, seconds in per_chunk.items():
+        n = sdk_chunks if name == "sdk" else chunks
+        print(f"   {name:<14}{rate(n, seconds * n)}")
+    for name in ("ours (sync)", "ours (async)"):
+        ours = per_chunk[name]
+        print(
+            f"   {name}: {per_chunk['raw'] / ours:.2f}x raw's throughput (target >= 0.67), "
+            f"{per_chunk['sdk'] / ours:.0f}x the SDK's (target >= 50)"
+        )
+
+
+# --- 2. where the time goes -----------------------------------------------------------
+
+
+def stages(chunks: int, runs: int) -> None:
+    print(
+        f"\n2. where the time goes: {chunks:,} chunks as in-memory reads of 256 events, "
+        f"median of {runs} runs"
+    )
+    reads = [w for w in big_stream(chunks, batch=256).writes() if isinstance(w, bytes)]
+    settings = Settings(
+        api_key=KEY, base_url="http://bench", timeouts=None, headers=None, retry=None
+    )
+    model = settings.prepare(MODEL, CONTEXT, None).model
+
+    def raw_lines() -> None:
+        text, lines = TextDecoder(), LineDecoder()
+        for read in reads:
+            for line in lines.decode(text.decode(read)):
+                if line.startswith("data: ") and line != "data: [DONE]":
+                    json.loads(line[6:])
+
+    def decode() -> None:
+        decoder = SSEDecoder()
+        for read in reads:
+            decoder.feed(read)
+
+    def decode_parse() -> None:
+        decoder = SSEDecoder()
+        for read in reads:
+            for sse in decoder.feed(read):
+                if sse.data_bytes != b"[DONE]":
+                    parse_completion_chunk(sse.data_bytes)
+
+    def decode_map() -> None:
+        decoder = SSEDecoder()
+        state, _ = start(model=model, now=0)
+        for read in reads:
+            for sse in decoder.feed(read):
+                map_data(state, sse.data_bytes, now=1)
+
+    def client_core() -> None:
+        call = settings.prepare(MODEL, CONTEXT, None)
+        call.begin()
+        call.opened()
+        for read in reads:
+            for _ in call.feed(read):
+                pass
+
+    steps = [
+        ("raw: httpx line decoding + json.loads", raw_lines),
+        ("ours: SSE decoding (adapter._sse)", decode),
+        ("  + parsing (adapter._wire)", decode_parse),
+        ("  + mapping to events (adapter._stream)", decode_map),
+        ("  + the client's core (adapter._client)", client_core),
+    ]
+    samples: dict[str, list[float]] = {label: [] for label, _ in steps}
+    for _ in range(runs):
+        for label, step in steps:
+            began = time.perf_counter()
+            step()
+            samples[label].append(time.perf_counter() - began)
+    previous = 0.0
+    for index, (label, _) in enumerate(steps):
+        cost = statistics.median(samples[label]) / chunks * 1e6
+        extra = f"  (+{cost - previous:.2f})" if index > 1 else ""
+        print(f"   {label:<44}{cost:>6.2f} us/chunk{extra}")
+        if index:
+            previous = cost
+
+
+# --- 3. flat per-event cost -----------------------------------------------------------
+
+
+def flatness(short: int, long: int) -> None:
+    print(f"\n3. per-event cost, {short:,} vs {long:,} chunks (sync adapter)")
+    results = {}
+    for chunks in (short, long):
+        with FakeMistralProcess(chunks=chunks) as server:
+            ours_sync(server.url)  # warm-up: imports, catalog, first connection
+            window = max(chunks // 10, 1)
+            marks: list[float] = []
+            start_time = time.perf_counter()
+            count = 0
+            with MistralAdapterSync(api_key=KEY, base_url=server.url) as adapter:
+                for event in adapter.stream(MODEL, CONTEXT):
+                    if event.type == "text_delta":
+                        count += 1
+                        if count % window == 0:
+                            marks.append(time.perf_counter())
+            elapsed = time.perf_counter() - start_time
+        results[chunks] = elapsed / chunks * 1e6
+        windows = [b - a for a, b in zip([start_time, *marks], marks, strict=False)]
+        print(
+            f"   {chunks:>9,} chunks: {results[chunks]:.2f} us/chunk; per {window:,}-chunk "
+            f"window: first {windows[0] / window * 1e6:.2f}, last {windows[-1] / window * 1e6:.2f} "
+            f"us/chunk"
+        )
+    print(f"   long/short per-chunk cost: {results[long] / results[short]:.2f} (flat = 1.0)")
+
+
+# --- 4. memory ------------------------------------------------------------------------
+
+
+def memory(chunks: int) -> None:
+    print(f"\n4. peak memory while streaming {chunks:,} chunks (sync adapter, tracemalloc)")
+    with FakeMistralProcess(chunks=chunks) as server:
+        ours_sync(server.url)  # warm-up outside the trace
+        tracemalloc.start()
+        with MistralAdapterSync(api_key=KEY, base_url=server.url) as adapter:
+            message = adapter.complete(MODEL, CONTEXT)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    text = sum(len(block.text) for block in message.content if block.type == "text")
+    wire = len(json.dumps(big_stream(1).items[1].item, separators=(",", ":"))) + 8
+    print(
+        f"   received ~{wire * chunks / 1e6:.1f} MB of SSE; the message holds "
+        f"{text / 1e6:.1f} MB of text; peak traced memory {peak / 1e6:.1f} MB "
+        f"({peak / (wire * chunks):.2f}x the bytes received, {peak / text:.1f}x the text)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=200_000, help="chunks per stream")
+    parser.add_argument("--sdk-chunks", type=int, default=20_000, help="chunks for the SDK")
+    parser.add_argument("--runs", type=int, default=3, help="interleaved runs per method")
+    parser.add_argument("--short", type=int, default=10_000, help="short stream (flatness)")
+    parser.add_argument("--long", type=int, default=1_000_000, help="long stream (flatness)")
+    args = parser.parse_args()
+    if args.chunks < 1 or args.sdk_chunks < 1:
+        parser.error("--chunks and --sdk-chunks must be positive")
+    throughput(args.chunks, args.sdk_chunks, args.runs)
+    stages(args.chunks, args.runs)
+    flatness(args.short, args.long)
+    memory(args.chunks)
+
+
+if __name__ == "__main__":
+    main()
