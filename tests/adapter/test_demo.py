@@ -1,0 +1,138 @@
+"""``python -m adapter demo``: in process, as a subprocess, and ``--live`` against the fake."""
+
+import io
+import subprocess
+import sys
+
+import pytest
+
+from adapter.__main__ import main
+from adapter.testing import FakeMistral, Reply, error_object, text_reply
+from llm_retry import instant_retries
+
+ESC = "\033["
+
+
+def test_demo_streams_retries_and_classifies(capsys):
+    """The demo prints the three scenarios live and exits 0 when each behaves as designed."""
+    with instant_retries() as recorder:
+        status = main(["demo", "--delay", "0"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert recorder.sleeps == [1.0]  # the 429's Retry-After, planned (and skipped here)
+    assert "1. A reply with thinking, text and a tool call" in out
+    assert (
+        "> thinking  The user wants the current weather in Paris. I cannot know it myself, "
+        "so I will call get_weather.\n"
+    ) in out
+    assert "> text      Let me check the weather in Paris for you.\n" in out
+    assert '> tool call get_weather({"city": "Paris", "unit": "celsius"})  id call00000' in out
+    assert "> done      stopReason toolUse, 3 block(s), 182 in / 41 out tokens, 128 cached" in out
+    assert (
+        "! retry     attempt 1 failed with RATE_LIMIT (HTTP 429, rule http.429); "
+        "retrying in 1.00 s (Retry-After: 1 s)"
+    ) in out
+    assert "2 requests for this reply" in out
+    assert "> text      This answer will be cut off in the midd\n" in out
+    assert "x error     TransportError: Mistral stream failed after 3 chunks" in out
+    assert "classified code TRANSPORT, rule exception:httpx.RemoteProtocolError" in out
+    assert "retryable yes" in out
+    assert "partial    stopReason error, 1 block(s), 39 characters of text kept" in out
+    assert "1 request: not retried" in out
+    assert ESC not in out  # not a terminal: plain text
+
+
+def test_demo_as_a_subprocess():
+    """``python -m adapter demo`` runs on its own (a short Retry-After keeps it quick)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "adapter", "demo", "--delay", "0", "--retry-after", "0.2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "retrying in 0.20 s (Retry-After: 0.2 s)" in result.stdout
+    assert "classified code TRANSPORT" in result.stdout
+    assert result.stderr == ""
+
+
+class _Terminal(io.StringIO):
+    """A stdout that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("no_color_env", "flag", "coloured"),
+    [
+        pytest.param(None, [], True, id="tty"),
+        pytest.param("1", [], False, id="NO_COLOR"),
+        pytest.param(None, ["--no-color"], False, id="flag"),
+    ],
+)
+def test_colour_only_on_a_terminal(monkeypatch, no_color_env, flag, coloured):
+    """ANSI colours on a terminal, unless ``NO_COLOR`` or ``--no-color`` says otherwise."""
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    if no_color_env is None:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    else:
+        monkeypatch.setenv("NO_COLOR", no_color_env)
+    with instant_retries():
+        assert main(["demo", "--delay", "0", *flag]) == 0
+    assert (ESC in terminal.getvalue()) is coloured
+
+
+def test_live_without_a_key_exits_2(monkeypatch, capsys):
+    """``--live`` without ``MISTRAL_API_KEY`` says what to set and exits 2."""
+    monkeypatch.delenv("MISTRAL_API_KEY", raising=False)
+    assert main(["demo", "--live"]) == 2
+    captured = capsys.readouterr()
+    assert "MISTRAL_API_KEY" in captured.err
+    assert captured.out == ""
+
+
+def test_live_streams_from_the_given_server(monkeypatch, capsys):
+    """``--live`` streams one reply with the key from the environment (here from the fake)."""
+    monkeypatch.setenv("MISTRAL_API_KEY", "live-key")
+    with FakeMistral(text_reply("Sunny, ", "21 degrees."), default=None) as fake:
+        status = main(["demo", "--live", "--base-url", fake.url])
+        (request,) = fake.requests
+    out = capsys.readouterr().out
+    assert status == 0
+    assert request.headers["authorization"] == "Bearer live-key"
+    assert request.json()["model"] == "mistral-small-2603"
+    assert request.json()["tools"][0]["function"]["name"] == "get_weather"
+    assert "> text      Sunny, 21 degrees.\n" in out
+    assert "> done      stopReason stop" in out
+
+
+def test_live_failure_is_classified(monkeypatch, capsys):
+    """A failing live call prints the error and its classification and exits 1."""
+    monkeypatch.setenv("MISTRAL_API_KEY", "bad-key")
+    with FakeMistral(Reply(401, error_object("Unauthorized")), default=None) as fake:
+        status = main(["demo", "--live", "--base-url", fake.url])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "x error     AuthError: Mistral HTTP 401 Unauthorized" in out
+    assert "classified code AUTH" in out
+    assert "retryable no" in out
+    assert "bad-key" not in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        pytest.param([], id="no-command"),
+        pytest.param(["demo", "--delay", "-1"], id="negative-delay"),
+        pytest.param(["demo", "--retry-after", "soon"], id="not-a-number"),
+    ],
+)
+def test_usage_errors_exit_2(argv, capsys):
+    """Bad arguments are argparse usage errors (exit status 2)."""
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert "usage:" in capsys.readouterr().err
