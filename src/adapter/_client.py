@@ -211,13 +211,16 @@ class Settings:
                 f"no Mistral API key: pass api_key=... or set {API_KEY_ENV} "
                 "(any non-empty key works with adapter.testing.FakeMistral)"
             )
+        key = key.strip()
+        if not all(char.isprintable() and not char.isspace() for char in key):
+            raise ValueError("api_key contains whitespace or control characters")
         if not str(base_url).strip().lower().startswith(("http://", "https://")):
             raise ValueError(f"base_url must be an http:// or https:// URL, not {base_url!r}")
         if timeouts is not None and not isinstance(timeouts, Timeouts):
             raise TypeError(f"timeouts must be a Timeouts, not {type(timeouts).__name__}")
         if retry is not None and not isinstance(retry, RetryPolicy):
             raise TypeError(f"retry must be a RetryPolicy or None, not {type(retry).__name__}")
-        self.authorization = _Secret(f"Bearer {key.strip()}")
+        self.authorization = _Secret(f"Bearer {key}")
         self.base_url = base_url.strip()
         self.url = chat_completions_url(self.base_url)
         self.timeouts = timeouts or Timeouts()
@@ -390,7 +393,7 @@ class Call:
 
     def response_error(self, status: int, headers: httpx.Headers, body: bytes) -> LlmError:
         """The error for a rejected response, ``body`` read up to :data:`ERROR_BODY_LIMIT`."""
-        secret = self.headers["Authorization"].removeprefix("Bearer ").encode()
+        secret = self._secret().encode()
         if secret in body:  # a server that echoes the key (some do, in 401 messages)
             body = body.replace(secret, b"<redacted>")
         if status != httpx.codes.OK:
@@ -449,6 +452,10 @@ class Call:
 
     # --- failures -------------------------------------------------------------------
 
+    def _secret(self) -> str:
+        """The API key, to scrub it from anything a server or httpx might echo."""
+        return self.headers["Authorization"].removeprefix("Bearer ")
+
     def _failed(self, error: LlmError) -> LlmError:
         """Record ``error`` on the message (``stopReason``, ``errorMessage``, ``partial``)."""
         state = self.state
@@ -476,7 +483,8 @@ class Call:
         """
         verdict = classify(exc)
         what = "request failed" if not self._opened else "stream failed"
-        message = f"Mistral {what} {self._where()}: {_detail(exc)}"
+        detail = _detail(exc).replace(self._secret(), "<redacted>")
+        message = f"Mistral {what} {self._where()}: {detail}"
         if isinstance(exc, httpx.ReadTimeout) and self.timeout.read is not None:
             message += f" (no data for {self.timeout.read:g} s)"
         elif isinstance(exc, httpx.ConnectTimeout) and self.timeout.connect is not None:

@@ -310,12 +310,16 @@ def test_api_key_from_the_environment(monkeypatch):
         pytest.param(
             {"headers": {"Authorization": "Bearer x"}}, ValueError, "api_key", id="auth-header"
         ),
+        pytest.param({"api_key": "abc\ndef"}, ValueError, "whitespace", id="key-newline"),
+        pytest.param({"api_key": "abc def"}, ValueError, "whitespace", id="key-space"),
     ],
 )
 def test_bad_settings_fail_at_construction(settings, error, match):
     """Configuration mistakes are caller bugs, raised when the adapter is built."""
-    with pytest.raises(error, match=match):
-        MistralAdapterSync(api_key=KEY, **settings)
+    settings = {"api_key": KEY, **settings}
+    with pytest.raises(error, match=match) as info:
+        MistralAdapterSync(**settings)
+    assert "def" not in str(info.value)
 
 
 @pytest.mark.parametrize(
@@ -963,6 +967,18 @@ def test_every_httpx_failure_is_translated(exc_type):
     assert exc_type.__name__ in str(error)
     assert partial_of(error) is call.state.message
     assert isinstance(call, Call)
+
+
+def test_translated_errors_never_echo_the_key():
+    """An httpx message that quotes the key (h11 quotes bad header values) is scrubbed."""
+    call = Settings(
+        api_key="plainkey42", base_url="http://127.0.0.1", timeouts=None, headers=None, retry=None
+    ).prepare(MODEL, CONTEXT, None)
+    call.begin()
+    error = call.translate(httpx.LocalProtocolError("Illegal header value b'Bearer plainkey42'"))
+    assert isinstance(error, InvalidRequestError)
+    assert "plainkey42" not in str(error)
+    assert "Illegal header value" in str(error)
 
 
 # --- reprs and leaks ----------------------------------------------------------------------
