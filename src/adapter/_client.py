@@ -33,7 +33,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Final, TypeAlias
@@ -410,8 +410,13 @@ class Call:
         events, self._start_events = self._start_events, []
         return events
 
-    def feed(self, chunk: bytes) -> list[AssistantMessageEvent]:
+    def feed(self, chunk: bytes) -> Iterator[AssistantMessageEvent]:
         """Map one read of the body; stops at the end of the stream (``state.ended``).
+
+        A generator rather than a list: each event reaches the caller as soon as it is
+        built and can be freed before the next one, which keeps a read of hundreds of
+        events out of the garbage collector's older generations (measurably faster,
+        ``bench/stream.py``).
 
         Raises:
             LlmTimeoutError: the total deadline has passed.
@@ -422,12 +427,10 @@ class Call:
         state = self.state
         assert state is not None  # noqa: S101 - begin() runs first
         now = now_ms()  # one reading per read: its events arrived together
-        events: list[AssistantMessageEvent] = []
         for sse in self._decoder.feed(chunk):
-            events += map_data(state, sse.data_bytes, now=now)
+            yield from map_data(state, sse.data_bytes, now=now)
             if state.ended:
-                break
-        return events
+                return
 
     def end(self) -> list[AssistantMessageEvent]:
         """The body ended without ``[DONE]``: finish, or fail if the stream was cut.
