@@ -647,12 +647,12 @@ def test_stall_trips_the_read_timeout(flavour):
     """No data for longer than the read timeout: ``LlmTimeoutError`` with the partial."""
     stream = Stream([role_chunk(), text_chunk("Hi"), Pause(10), finish_chunk()])
     with FakeMistral(stream, default=None) as fake:
-        outcome = run(flavour, fake.url, timeouts=Timeouts(read=0.2))
+        outcome = run(flavour, fake.url, timeouts=Timeouts(read=0.5))
         fake.wait_open_connections(0)
     error = outcome.error
     assert isinstance(error, LlmTimeoutError)
     assert isinstance(error.__cause__, httpx.ReadTimeout)
-    assert "no data for 0.2 s" in str(error)
+    assert "no data for 0.5 s" in str(error)
     assert partial_of(error).content == [TextContent(text="Hi")]
 
 
@@ -661,14 +661,14 @@ def test_total_deadline_on_a_slow_trickle(flavour):
     """Chunks that keep coming but too slowly: the total deadline ends the call."""
     stream = Stream([role_chunk(), Repeat(text_chunk("x"), 200), finish_chunk()], delay=0.02)
     with FakeMistral(stream, default=None) as fake:
-        outcome = run(flavour, fake.url, timeouts=Timeouts(total=0.3))
+        outcome = run(flavour, fake.url, timeouts=Timeouts(total=0.5))
         fake.wait_open_connections(0)
     error = outcome.error
     assert isinstance(error, LlmTimeoutError)
     assert error.rule == "adapter.total_timeout"
-    assert "total timeout of 0.3 s" in str(error)
-    text = partial_of(error).content[0].text
-    assert 0 < len(text) < 200
+    assert "total timeout of 0.5 s" in str(error)
+    text = "".join(block.text for block in partial_of(error).content)
+    assert len(text) < 200  # cut short: the whole reply would take 4 s
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
@@ -676,7 +676,7 @@ def test_total_deadline_ends_a_stall(flavour):
     """A stall shorter than the read timeout but past the total deadline still ends."""
     stream = Stream([role_chunk(), text_chunk("Hi"), Pause(10), finish_chunk()])
     with FakeMistral(stream, default=None) as fake:
-        outcome = run(flavour, fake.url, timeouts=Timeouts(read=30, total=0.3))
+        outcome = run(flavour, fake.url, timeouts=Timeouts(read=30, total=1.0))
         fake.wait_open_connections(0)
     assert isinstance(outcome.error, LlmTimeoutError)
     assert partial_of(outcome.error).content == [TextContent(text="Hi")]
