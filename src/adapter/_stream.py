@@ -257,8 +257,10 @@ def map_data(state: StreamState, data: bytes, *, now: float) -> list[AssistantMe
         state.chunks = position
         error = malformed_chunk_error(exc, position=position, model=state.model.id)
         raise _failed(state, error, now) from exc
-    marker = chunk.object
-    if chunk.error is not None or (marker is not None and marker.lower() == "error"):
+    marker = chunk.object  # "chat.completion.chunk": the length test spares a lower()
+    if chunk.error is not None or (
+        marker is not None and len(marker) == len("error") and marker.lower() == "error"
+    ):
         # a chunk-shaped payload that is also an error object: decode it to classify it
         inband = _inband_error(state, data, state.chunks + 1)
         if inband is not None:

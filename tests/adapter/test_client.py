@@ -642,6 +642,28 @@ def test_in_band_error_is_classified_by_its_content(flavour):
     assert partial_of(error).content == [TextContent(text="Hi")]
 
 
+@pytest.mark.parametrize(
+    "extra",
+    [
+        pytest.param(
+            {"error": {"message": "Overloaded", "type": "server_error", "raw_status_code": 503}},
+            id="error-key",
+        ),
+        pytest.param(
+            {"object": "error", "message": "Overloaded", "type": "server_error"}, id="object-error"
+        ),
+    ],
+)
+def test_chunk_shaped_error_object_is_classified(extra):
+    """A payload that parses as a chunk but is also an error object is an error, not text."""
+    shaped = {**text_chunk("never shown"), **extra}
+    with FakeMistral(Stream([role_chunk(), text_chunk("Hi"), shaped]), default=None) as fake:
+        outcome = run("sync", fake.url)
+    assert isinstance(outcome.error, ServerError)
+    assert "Overloaded" in str(outcome.error)
+    assert partial_of(outcome.error).content == [TextContent(text="Hi")]
+
+
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_stall_trips_the_read_timeout(flavour):
     """No data for longer than the read timeout: ``LlmTimeoutError`` with the partial."""
