@@ -384,15 +384,17 @@ def test_rate_limit_is_retried_after_retry_after(flavour):
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
 @pytest.mark.parametrize(
-    "failure",
+    ("failure", "code"),
     [
-        pytest.param(Reply(503, error_object("Service unavailable")), id="503"),
-        pytest.param(Reply(500, "Internal Server Error"), id="500-text"),
-        pytest.param(CloseBeforeHeaders(), id="close-before-headers"),
-        pytest.param(CloseBeforeHeaders(reset=True), id="reset-before-headers"),
+        pytest.param(Reply(503, error_object("Service unavailable")), ErrorCode.SERVER, id="503"),
+        pytest.param(Reply(500, "Internal Server Error"), ErrorCode.SERVER, id="500-text"),
+        pytest.param(CloseBeforeHeaders(), ErrorCode.TRANSPORT, id="close-before-headers"),
+        pytest.param(
+            CloseBeforeHeaders(reset=True), ErrorCode.TRANSPORT, id="reset-before-headers"
+        ),
     ],
 )
-def test_failures_before_the_first_event_are_retried(flavour, failure):
+def test_failures_before_the_first_event_are_retried(flavour, failure, code):
     """5xx and connections lost before the response are retried; the reply then streams."""
     with FakeMistral(failure, text_reply("ok"), default=None) as fake:
         with instant_retries() as recorder:
@@ -402,6 +404,9 @@ def test_failures_before_the_first_event_are_retried(flavour, failure):
     assert outcome.error is None
     assert outcome.message.content == [TextContent(text="ok")]
     assert recorder.sleeps == [0.5]
+    (retried,) = recorder.events
+    assert retried.classification.code is code
+    assert isinstance(retried.error, TransportError if code is ErrorCode.TRANSPORT else ServerError)
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
