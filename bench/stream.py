@@ -282,14 +282,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=200_000, help="chunks per stream")
     parser.add_argument("--sdk-chunks", type=int, default=20_000, help="chunks for the SDK")
-    parser.add_argument("--runs", type=int, default=3, help="interleaved runs per method")
+    parser.add_argument("--runs", type=int, default=5, help="interleaved runs per method")
     parser.add_argument("--short", type=int, default=10_000, help="short stream (flatness)")
     parser.add_argument("--long", type=int, default=1_000_000, help="long stream (flatness)")
     args = parser.parse_args()
     if args.chunks < 1 or args.sdk_chunks < 1:
         parser.error("--chunks and --sdk-chunks must be positive")
     throughput(args.chunks, args.sdk_chunks, args.runs)
-    stages(args.chunks, max(args.runs, 5))
+    stages(args.chunks, args.runs)
     flatness(args.short, args.long)
     memory(args.chunks)
 
