@@ -1,5 +1,6 @@
 """A Mistral chat-completions streaming adapter onto the pi content model."""
 
+from adapter._async_client import MistralAdapter
 from adapter._catalog import (
     CATALOG_DATE,
     UnknownModelError,
@@ -7,6 +8,7 @@ from adapter._catalog import (
     get_model,
     list_models,
 )
+from adapter._client import MissingApiKeyError, Timeouts
 from adapter._content import (
     ASSISTANT_CONTENT_ADAPTER,
     USER_CONTENT_ADAPTER,
@@ -79,6 +81,7 @@ from adapter._model import (
     ThinkingLevel,
 )
 from adapter._request import InvalidTranscriptError, UnsupportedContentError
+from adapter._sync_client import MistralAdapterSync
 
 __all__ = [
     "AGENT_MESSAGE_ADAPTER",
@@ -122,6 +125,9 @@ __all__ = [
     "InvalidTranscriptError",
     "JsonSchemaFormat",
     "MessageContent",
+    "MissingApiKeyError",
+    "MistralAdapter",
+    "MistralAdapterSync",
     "ModelCost",
     "ModelInfo",
     "ParentIrc",
@@ -133,6 +139,7 @@ __all__ = [
     "ThinkingConfig",
     "ThinkingContent",
     "ThinkingLevel",
+    "Timeouts",
     "Tool",
     "ToolCall",
     "ToolChoice",
