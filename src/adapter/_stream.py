@@ -139,6 +139,7 @@ from adapter._wire import (
     UnknownChunk,
     UsageInfo,
     parse_completion_chunk,
+    parse_text_delta,
 )
 from adapter._wire import ToolCall as WireToolCall
 from llm_errors import ErrorCode, LlmError, TransportError, classify, error_class_for
@@ -246,6 +247,24 @@ def map_data(state: StreamState, data: bytes, *, now: float) -> list[AssistantMe
         return finish(state, saw_done=True, now=now)
     if state.ended:
         _check_open(state)
+    plain = parse_text_delta(data)
+    if plain is not None:
+        # The hot path: "more text". What map_chunk does with such a chunk, minus the
+        # model instances and the checks the shape has already passed.
+        chunk_id, text = plain
+        state.chunks += 1
+        message = state.message
+        if chunk_id and message.responseId is None:
+            message.responseId = chunk_id
+        if not text:
+            return []
+        block = state.open_block
+        if block.__class__ is TextContent:
+            _append(block, "text", text)
+            return [text_delta_event(state.open_index, text, message)]
+        events: list[AssistantMessageEvent] = []
+        _append_text(state, text, now, events)
+        return events
     try:
         chunk = parse_completion_chunk(data)
     except ValidationError as exc:

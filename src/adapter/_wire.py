@@ -24,6 +24,12 @@ send the nine types.
 
 Parsing is one call per ``data:`` payload (:func:`parse_completion_chunk`, i.e.
 ``CompletionChunk.model_validate_json`` on the raw bytes); see ``bench/chunk_parse.py``.
+Nearly every chunk of a reply is "more text" (one choice whose ``delta.content`` is a
+string), and for that shape :func:`parse_text_delta` is the fast path: it decodes with
+pydantic's own JSON parser (``pydantic_core.from_json``) and checks by hand exactly
+what validation would check, without building the five model instances. Anything it
+does not recognise, malformed payloads included, is left to
+:func:`parse_completion_chunk`, so errors and every other shape are unchanged.
 
 .. versionadded:: 0.1.0
 """
@@ -37,6 +43,7 @@ from pydantic import (
     Field,
     Tag,
 )
+from pydantic_core import from_json as _from_json
 
 __all__ = [
     "CONTENT_CHUNK_TYPES",
@@ -82,6 +89,7 @@ __all__ = [
     "UsageInfo",
     "UserMessage",
     "parse_completion_chunk",
+    "parse_text_delta",
 ]
 
 
@@ -378,6 +386,74 @@ def parse_completion_chunk(data: bytes | bytearray | str) -> CompletionChunk:
 # The validator's own method, bound once: ``model_validate_json`` is a Python wrapper
 # that only forwards default arguments, and this is called once per chunk.
 _validate_chunk_json = CompletionChunk.__pydantic_validator__.validate_json
+
+
+def parse_text_delta(data: bytes | bytearray | str) -> tuple[str, str] | None:
+    """The chunk ``id`` and the text of a plain text chunk; ``None`` for anything else.
+
+    A plain text chunk is a :class:`CompletionChunk` whose only choice has ``index`` 0,
+    a string ``delta.content`` (possibly empty), no ``tool_calls``, no
+    ``finish_reason``, no ``usage``, no ``error`` and an ``object`` other than
+    ``"error"`` (ignoring case): the "more text" chunk, and Mistral's first chunk.
+    Unknown keys are ignored, as the model ignores them.
+
+    Whenever this returns ``(id, text)``, :func:`parse_completion_chunk` accepts the
+    same payload and gives a chunk of that shape with that ``id`` and ``text``: the
+    JSON parser is the one validation uses (same syntax, same strings, last duplicate
+    key wins), and each check below admits only values validation accepts unchanged
+    (``tests/adapter/test_wire.py`` checks it on generated payloads). ``None`` means
+    "not recognised": the caller parses with :func:`parse_completion_chunk`, which
+    also reports a malformed payload.
+
+    .. versionadded:: 0.1.0
+    """
+    try:
+        chunk = _from_json(data)
+    except ValueError:
+        return None
+    # ``type(x) is str`` rather than ``isinstance``: bool is not an int here, and a
+    # JSON value is never a subclass. Checked in the model's field order; the length
+    # test spares a ``lower()`` per chunk.
+    if type(chunk) is not dict:
+        return None
+    get = chunk.get
+    chunk_id = get("id")
+    marker = get("object")
+    created = get("created")
+    choices = get("choices")
+    if (
+        type(chunk_id) is not str
+        or not (marker is None or type(marker) is str)
+        or (marker is not None and len(marker) == len("error") and marker.lower() == "error")
+        or not (created is None or type(created) is int)
+        or type(get("model")) is not str
+        or type(choices) is not list
+        or len(choices) != 1
+        or get("usage") is not None
+        or get("error") is not None
+    ):
+        return None
+    choice = choices[0]
+    if type(choice) is not dict:
+        return None
+    index = choice.get("index")
+    delta = choice.get("delta")
+    if (
+        type(index) is not int
+        or index != 0
+        or type(delta) is not dict
+        or choice.get("finish_reason") is not None
+    ):
+        return None
+    role = delta.get("role")
+    content = delta.get("content")
+    if (
+        not (role is None or type(role) is str)
+        or type(content) is not str
+        or delta.get("tool_calls") is not None
+    ):
+        return None
+    return chunk_id, content
 
 
 # --- request -------------------------------------------------------------------------

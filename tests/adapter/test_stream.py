@@ -1,11 +1,14 @@
 """Stream mapping: recorded-style ``.sse`` streams through the SSE decoder and the mapper."""
 
+import json
 import pickle
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from syrupy.extensions.json import JSONSnapshotExtension
 
 from adapter import (
@@ -814,3 +817,52 @@ def test_partial_of_other_errors_is_none():
     """``partial_of`` is ``None`` for errors that did not come from the mapper."""
     assert partial_of(ValueError("x")) is None
     assert partial_of(ProviderError("x")) is None
+
+
+def _delta_json(kind: str, text: str, call: int) -> dict[str, Any]:
+    """The ``delta`` of one chunk of a generated stream."""
+    if kind == "plain":
+        return {"content": text}
+    if kind == "first":
+        return {"role": "assistant", "content": ""}
+    if kind == "typed":
+        return {"content": [{"type": "text", "text": text}]}
+    if kind == "thinking":
+        return {"content": [{"type": "thinking", "thinking": [{"type": "text", "text": text}]}]}
+    if kind == "reference":
+        return {"content": [{"type": "reference", "reference_ids": [call]}]}
+    function = {"name": f"f{call}", "arguments": f'{{"n": {call}}}'}
+    return {"content": "", "tool_calls": [{"id": "abcdefgh1", "function": function, "index": call}]}
+
+
+@st.composite
+def _mixed_streams(draw: st.DrawFn) -> list[bytes]:
+    """Payloads of a stream: plain text chunks (the fast path) among every other kind."""
+    kinds = ["plain", "plain", "plain", "first", "typed", "thinking", "reference", "tool"]
+    payloads = []
+    for call, kind in enumerate(draw(st.lists(st.sampled_from(kinds), max_size=12))):
+        chunk_json = {
+            "id": draw(st.sampled_from(["", "cmpl-1", "cmpl-2"])),
+            "object": "chat.completion.chunk",
+            "model": "m",
+            "choices": [{"index": 0, "delta": _delta_json(kind, draw(st.text(max_size=4)), call)}],
+        }
+        payloads.append(json.dumps(chunk_json).encode())
+    return [*payloads, chunk('{"content":""}', finish_reason="stop")]
+
+
+@given(_mixed_streams())
+def test_plain_text_fast_path_maps_like_the_general_path(payloads):
+    """``map_data`` (fast path for plain text) gives what ``map_chunk`` gives on parsed chunks."""
+    fast, _ = start(model=MODEL, now=START)
+    general, _ = start(model=MODEL, now=START)
+    for now, payload in enumerate(payloads, START + 1):
+        expected = map_chunk(general, parse_completion_chunk(payload), now=now)
+        got = map_data(fast, payload, now=now)
+        assert [event.model_dump() for event in got] == [e.model_dump() for e in expected]
+        assert fast.message == general.message
+        assert (fast.chunks, fast.open_index) == (general.chunks, general.open_index)
+    done = finish(fast, saw_done=True, now=0)
+    assert [e.model_dump() for e in done] == [
+        e.model_dump() for e in finish(general, saw_done=True, now=0)
+    ]

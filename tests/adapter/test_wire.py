@@ -2,9 +2,11 @@
 
 import json
 from pathlib import Path
-from typing import get_args
+from typing import Any, get_args
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 from syrupy.extensions.json import JSONSnapshotExtension
 
@@ -327,6 +329,165 @@ def test_reasoning_tokens_are_read():
     """``completion_tokens_details.reasoning_tokens`` is modelled."""
     usage = wire.UsageInfo.model_validate({"completion_tokens_details": {"reasoning_tokens": 3}})
     assert usage.completion_tokens_details == wire.CompletionTokensDetails(reasoning_tokens=3)
+
+
+# --- the fast path for plain text chunks -------------------------------------------------
+
+_ABSENT = object()  # a key left out of the generated payload
+
+
+def _is_plain(parsed: wire.CompletionChunk) -> bool:
+    """The shape ``parse_text_delta`` recognises, read from the validated chunk."""
+    if len(parsed.choices) != 1:
+        return False
+    choice = parsed.choices[0]
+    marker = parsed.object
+    return (
+        choice.index == 0
+        and isinstance(choice.delta.content, str)
+        and choice.delta.tool_calls is None
+        and choice.finish_reason is None
+        and parsed.usage is None
+        and parsed.error is None
+        and (marker is None or marker.lower() != "error")
+    )
+
+
+def _agrees_with_validation(payload: bytes) -> tuple[str, str] | None:
+    """Check the fast path against full validation on one payload; return its result."""
+    fast = wire.parse_text_delta(payload)
+    if fast is None:
+        return None
+    parsed = wire.parse_completion_chunk(payload)  # never raises when the fast path accepts
+    assert _is_plain(parsed)
+    assert fast == (parsed.id, parsed.choices[0].delta.content)
+    return fast
+
+
+#: Values to try per field of a plain text chunk: valid, coercible by validation, or wrong.
+_VARIANTS: dict[tuple[str, str], tuple[object, ...]] = {
+    ("delta", "role"): ("assistant", None, "", 1, ["assistant"]),
+    ("delta", "content"): ("", None, 5, [], [{"type": "text", "text": "a"}]),
+    ("delta", "tool_calls"): (None, [], [{"function": {"name": "f"}}], "x"),
+    ("delta", "tool_call_id"): (None, "x"),
+    ("choice", "index"): (0, 1, -1, "0", 0.0, 0.5, True, False, None),
+    ("choice", "delta"): (None, [], "x", 0, {}),
+    ("choice", "finish_reason"): (None, "stop", "", 0, False),
+    ("choice", "logprobs"): (None, 1),
+    ("chunk", "id"): ("", "cmpl-1", None, 1, ["a"]),
+    ("chunk", "object"): (None, "error", "ERROR", "Error", "errors", "\u0130rror", "", 5),
+    ("chunk", "created"): (1, -1, 10**30, 1.0, 1.5, "12", True, None, []),
+    ("chunk", "model"): ("", None, 3),
+    ("chunk", "choices"): ([], [None], None, {}, "choices"),
+    ("chunk", "usage"): (None, {}, {"prompt_tokens": 1}, 0, "x"),
+    ("chunk", "error"): (None, False, 0, "", {}, {"message": "m"}, "x"),
+    ("chunk", "p"): (None, float("nan"), "abc"),
+}
+
+
+@st.composite
+def _loose_payloads(draw: st.DrawFn) -> bytes:
+    """A plain text chunk with up to three fields changed or removed, as JSON, maybe damaged."""
+    text = draw(st.text(max_size=6))
+    delta: dict[str, Any] = {"content": text}
+    choice: dict[str, Any] = {"index": 0, "delta": delta, "finish_reason": None}
+    chunk: dict[str, Any] = {
+        "id": draw(st.text(max_size=6)),
+        "object": "chat.completion.chunk",
+        "created": 1764258570,
+        "model": "m",
+        "choices": [choice],
+    }
+    parts = {"delta": delta, "choice": choice, "chunk": chunk}
+    for part, key in draw(st.lists(st.sampled_from(sorted(_VARIANTS)), max_size=3)):
+        value = draw(st.sampled_from([_ABSENT, *_VARIANTS[part, key]]))
+        if value is _ABSENT:
+            parts[part].pop(key, None)
+        else:
+            parts[part][key] = value
+    if draw(st.integers(0, 9)) == 0:
+        chunk["choices"] = [choice, choice]
+    value: Any = draw(st.sampled_from([chunk] * 6 + [[chunk], "x", 1, None]))
+    separators = draw(st.sampled_from([(",", ":"), (", ", ": ")]))
+    text_json = json.dumps(value, separators=separators, ensure_ascii=draw(st.booleans()))
+    damage = draw(st.sampled_from(["none"] * 4 + ["first", "last", "truncate", "trailing"]))
+    key = draw(st.sampled_from(["id", "choices", "object", "error", "usage"]))
+    if damage == "first" and text_json.startswith("{"):  # the later key wins in both parsers
+        text_json = f'{{"{key}":null,{text_json[1:]}'
+    elif damage == "last" and text_json.endswith("}"):
+        text_json = f'{text_json[:-1]},"{key}":{draw(st.sampled_from(["null", "[]", "1"]))}}}'
+    elif damage == "truncate":
+        text_json = text_json[: draw(st.integers(0, max(len(text_json) - 1, 0)))]
+    elif damage == "trailing":
+        text_json += draw(st.sampled_from([" ", "\n", "x", "}", ",{}"]))
+    return text_json.encode()
+
+
+@given(_loose_payloads())
+def test_text_fast_path_accepts_only_what_validation_gives_as_plain_text(payload):
+    """Whenever ``parse_text_delta`` answers, validation accepts the payload and agrees."""
+    _agrees_with_validation(payload)
+
+
+@st.composite
+def _plain_payloads(draw: st.DrawFn) -> tuple[bytes, tuple[str, str]]:
+    """Well-formed text chunks: any id and text, the optional fields present or not."""
+    chunk_id, text = draw(st.text(max_size=12)), draw(st.text(max_size=20))
+    delta: dict[str, Any] = {"content": text}
+    chunk: dict[str, Any] = {"id": chunk_id, "model": "m"}
+    optional = [
+        (delta, "role", (None, "assistant")),
+        (chunk, "object", (None, "chat.completion.chunk")),
+        (chunk, "created", (None, 1764258570)),
+    ]
+    for target, key, values in optional:
+        value = draw(st.sampled_from([_ABSENT, *values]))
+        if value is not _ABSENT:
+            target[key] = value
+    chunk["choices"] = [{"index": 0, "delta": delta, "finish_reason": None}]
+    payload = json.dumps(chunk, ensure_ascii=draw(st.booleans())).encode()
+    return payload, (chunk_id, text)
+
+
+@given(_plain_payloads())
+def test_text_fast_path_recognises_plain_text_chunks(case):
+    """Well-formed text chunks (any id, any text, the first chunk's role) take the fast path."""
+    payload, expected = case
+    assert _agrees_with_validation(payload) == expected
+
+
+PLAIN = chunk('{"content":"a"}')
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        pytest.param(chunk('{"content":"a"}', '"stop"'), id="finish-reason"),
+        pytest.param(chunk('{"content":"a"}', extra=',"usage":{}'), id="usage"),
+        pytest.param(chunk('{"content":"a"}', extra=',"error":false'), id="error-key"),
+        pytest.param(chunk('{"content":[{"type":"text","text":"a"}]}'), id="typed-text"),
+        pytest.param(chunk('{"content":"","tool_calls":[]}'), id="tool-calls"),
+        pytest.param(chunk('{"content":null}'), id="null-content"),
+        pytest.param(chunk('{"content":"a","role":5}'), id="bad-role"),
+        pytest.param(PLAIN.replace(b'"index":0', b'"index":1'), id="second-choice"),
+        pytest.param(PLAIN.replace(b'"index":0', b'"index":"0"'), id="str-index"),
+        pytest.param(PLAIN.replace(b'"index":0', b'"index":false'), id="bool-index"),
+        pytest.param(PLAIN.replace(b'"5906"', b"5906"), id="int-id"),
+        pytest.param(PLAIN.replace(b'"model":"m"', b'"model":null'), id="null-model"),
+        pytest.param(PLAIN.replace(b"1764258570", b"true"), id="bool-created"),
+        pytest.param(PLAIN.replace(b'"chat.completion.chunk"', b"7"), id="int-object"),
+        pytest.param(PLAIN.replace(b'{"content":"a"}', b'["a"]'), id="delta-not-an-object"),
+        pytest.param(PLAIN.replace(b"[{", b"[null,{"), id="two-choices"),
+        pytest.param(PLAIN.replace(b"1764258570", b"1.0"), id="float-created"),
+        pytest.param(PLAIN.replace(b"chat.completion.chunk", b"ERROR"), id="error-marker"),
+        pytest.param(b'{"id":"a","model":"m","choices":[]}', id="no-choices"),
+        pytest.param(PLAIN + b" x", id="trailing-bytes"),
+        pytest.param(b"[DONE]", id="not-json"),
+    ],
+)
+def test_text_fast_path_leaves_other_payloads_to_validation(payload):
+    """Everything but a plain text chunk, even when validation would coerce it, is left alone."""
+    assert wire.parse_text_delta(payload) is None
 
 
 # --- the request ------------------------------------------------------------------------
