@@ -388,6 +388,9 @@ def parse_completion_chunk(data: bytes | bytearray | str) -> CompletionChunk:
 _validate_chunk_json = CompletionChunk.__pydantic_validator__.validate_json
 
 
+_ERROR_LENGTH = len("error")
+
+
 def parse_text_delta(data: bytes | bytearray | str) -> tuple[str, str] | None:
     """The chunk ``id`` and the text of a plain text chunk; ``None`` for anything else.
 
@@ -411,48 +414,50 @@ def parse_text_delta(data: bytes | bytearray | str) -> tuple[str, str] | None:
         chunk = _from_json(data)
     except ValueError:
         return None
-    # ``type(x) is str`` rather than ``isinstance``: bool is not an int here, and a
-    # JSON value is never a subclass. Checked in the model's field order; the length
-    # test spares a ``lower()`` per chunk.
-    if type(chunk) is not dict:
+    # ``x.__class__ is str`` rather than ``isinstance``: bool is not an int here, and a
+    # JSON value is never a subclass. The length test spares a ``lower()`` per chunk.
+    if chunk.__class__ is not dict:
         return None
-    get = chunk.get
-    chunk_id = get("id")
-    marker = get("object")
-    created = get("created")
-    choices = get("choices")
+    chunk_id = chunk.get("id")
+    choices = chunk.get("choices")
+    marker = chunk.get("object")
+    created = chunk.get("created")
     if (
-        type(chunk_id) is not str
-        or not (marker is None or type(marker) is str)
-        or (marker is not None and len(marker) == len("error") and marker.lower() == "error")
-        or not (created is None or type(created) is int)
-        or type(get("model")) is not str
-        or type(choices) is not list
+        chunk_id.__class__ is not str
+        or chunk.get("model").__class__ is not str
+        or choices.__class__ is not list
         or len(choices) != 1
-        or get("usage") is not None
-        or get("error") is not None
+        or (created is not None and created.__class__ is not int)
+        or (
+            marker is not None
+            and (
+                marker.__class__ is not str
+                or (len(marker) == _ERROR_LENGTH and marker.lower() == "error")
+            )
+        )
+        or chunk.get("usage") is not None
+        or chunk.get("error") is not None
     ):
         return None
     choice = choices[0]
-    if type(choice) is not dict:
+    if choice.__class__ is not dict:
         return None
     index = choice.get("index")
     delta = choice.get("delta")
     if (
-        type(index) is not int
-        or index != 0
-        or type(delta) is not dict
+        index != 0
+        or index.__class__ is not int
+        or delta.__class__ is not dict
         or choice.get("finish_reason") is not None
     ):
         return None
-    role = delta.get("role")
     content = delta.get("content")
-    if (
-        not (role is None or type(role) is str)
-        or type(content) is not str
-        or delta.get("tool_calls") is not None
-    ):
+    if content.__class__ is not str:
         return None
+    if len(delta) > 1:  # the first chunk's role, or keys that validation ignores
+        role = delta.get("role")
+        if (role is not None and role.__class__ is not str) or delta.get("tool_calls") is not None:
+            return None
     return chunk_id, content
 
 
