@@ -138,8 +138,7 @@ from adapter._wire import (
     ToolReferenceChunk,
     UnknownChunk,
     UsageInfo,
-    parse_completion_chunk,
-    parse_text_delta,
+    parse_chunk,
 )
 from adapter._wire import ToolCall as WireToolCall
 from llm_errors import ErrorCode, LlmError, TransportError, classify, error_class_for
@@ -247,11 +246,21 @@ def map_data(state: StreamState, data: bytes, *, now: float) -> list[AssistantMe
         return finish(state, saw_done=True, now=now)
     if state.ended:
         _check_open(state)
-    plain = parse_text_delta(data)
-    if plain is not None:
-        # The hot path: "more text". What map_chunk does with such a chunk, minus the
+    try:
+        chunk = parse_chunk(data)
+    except ValidationError as exc:
+        position = state.chunks + 1
+        inband = _inband_error(state, data, position)
+        if inband is not None:
+            state.chunks = position
+            raise _failed(state, inband, now) from None
+        state.chunks = position
+        error = malformed_chunk_error(exc, position=position, model=state.model.id)
+        raise _failed(state, error, now) from exc
+    if isinstance(chunk, tuple):
+        # The hot path, "more text": what map_chunk does with such a chunk, minus the
         # model instances and the checks the shape has already passed.
-        chunk_id, text = plain
+        chunk_id, text = chunk
         state.chunks += 1
         message = state.message
         if chunk_id and message.responseId is None:
@@ -265,17 +274,6 @@ def map_data(state: StreamState, data: bytes, *, now: float) -> list[AssistantMe
         events: list[AssistantMessageEvent] = []
         _append_text(state, text, now, events)
         return events
-    try:
-        chunk = parse_completion_chunk(data)
-    except ValidationError as exc:
-        position = state.chunks + 1
-        inband = _inband_error(state, data, position)
-        if inband is not None:
-            state.chunks = position
-            raise _failed(state, inband, now) from None
-        state.chunks = position
-        error = malformed_chunk_error(exc, position=position, model=state.model.id)
-        raise _failed(state, error, now) from exc
     marker = chunk.object  # "chat.completion.chunk": the length test spares a lower()
     if chunk.error is not None or (
         marker is not None and len(marker) == len("error") and marker.lower() == "error"

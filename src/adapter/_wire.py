@@ -24,12 +24,15 @@ send the nine types.
 
 Parsing is one call per ``data:`` payload (:func:`parse_completion_chunk`, i.e.
 ``CompletionChunk.model_validate_json`` on the raw bytes); see ``bench/chunk_parse.py``.
-Nearly every chunk of a reply is "more text" (one choice whose ``delta.content`` is a
-string), and for that shape :func:`parse_text_delta` is the fast path: it decodes with
-pydantic's own JSON parser (``pydantic_core.from_json``) and checks by hand exactly
-what validation would check, without building the five model instances. Anything it
-does not recognise, malformed payloads included, is left to
-:func:`parse_completion_chunk`, so errors and every other shape are unchanged.
+The stream reads payloads with :func:`parse_chunk`, which is faster and gives the same
+answers. Nearly every chunk of a reply is "more text" (one choice whose
+``delta.content`` is a string); for that shape it returns just the chunk id and the
+text, decoded with pydantic's own JSON parser (``pydantic_core.from_json``) and checked
+by hand for exactly what validation would check, without building five model
+instances. Any other payload is validated from the decoded value, and anything that
+fails is validated again from the bytes, so errors are reported exactly as
+:func:`parse_completion_chunk` reports them (``tests/adapter/test_wire.py`` checks
+both on generated payloads).
 
 .. versionadded:: 0.1.0
 """
@@ -42,6 +45,7 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
+    ValidationError,
 )
 from pydantic_core import from_json as _from_json
 
@@ -78,6 +82,7 @@ __all__ = [
     "ResponseFormat",
     "SystemMessage",
     "TextChunk",
+    "TextDelta",
     "ThinkChunk",
     "ThinkPart",
     "Tool",
@@ -88,8 +93,8 @@ __all__ = [
     "UnknownChunk",
     "UsageInfo",
     "UserMessage",
+    "parse_chunk",
     "parse_completion_chunk",
-    "parse_text_delta",
 ]
 
 
@@ -188,8 +193,9 @@ class UnknownChunk(_Response):
 def _tagger(known: frozenset[str]) -> Any:
     """A callable discriminator: a known ``type`` selects its model, else ``unknown``.
 
-    Objects without a known type go to :class:`UnknownChunk`; non-objects get no tag,
-    which pydantic reports as a validation error.
+    Objects without a known type go to :class:`UnknownChunk` (whose validation then
+    rejects a ``type`` that is not a string); non-objects get no tag, which pydantic
+    reports as a validation error.
     """
 
     def tag(value: Any) -> str | None:
@@ -199,7 +205,7 @@ def _tagger(known: frozenset[str]) -> Any:
             kind = getattr(value, "type", None)
         else:
             return None
-        return kind if kind in known else "unknown"
+        return kind if isinstance(kind, str) and kind in known else "unknown"
 
     return tag
 
@@ -383,37 +389,58 @@ def parse_completion_chunk(data: bytes | bytearray | str) -> CompletionChunk:
     return chunk
 
 
-# The validator's own method, bound once: ``model_validate_json`` is a Python wrapper
+# The validator's own methods, bound once: ``model_validate_json`` is a Python wrapper
 # that only forwards default arguments, and this is called once per chunk.
 _validate_chunk_json = CompletionChunk.__pydantic_validator__.validate_json
-
+_validate_chunk_python = CompletionChunk.__pydantic_validator__.validate_python
 
 _ERROR_LENGTH = len("error")
 
+#: A plain text chunk as :func:`parse_chunk` returns it: ``(chunk id, text)``.
+TextDelta: TypeAlias = tuple[str, str]
 
-def parse_text_delta(data: bytes | bytearray | str) -> tuple[str, str] | None:
-    """The chunk ``id`` and the text of a plain text chunk; ``None`` for anything else.
+
+def parse_chunk(data: bytes | bytearray | str) -> TextDelta | CompletionChunk:
+    """Decode one ``data:`` payload: a :data:`TextDelta` for plain text, else the chunk.
 
     A plain text chunk is a :class:`CompletionChunk` whose only choice has ``index`` 0,
     a string ``delta.content`` (possibly empty), no ``tool_calls``, no
     ``finish_reason``, no ``usage``, no ``error`` and an ``object`` other than
-    ``"error"`` (ignoring case): the "more text" chunk, and Mistral's first chunk.
-    Unknown keys are ignored, as the model ignores them.
+    ``"error"`` (in any case): the "more text" chunk, and Mistral's first chunk. For
+    it, the result is ``(id, text)``, exactly what :func:`parse_completion_chunk`
+    would give for those fields; every other payload gives the validated
+    :class:`CompletionChunk`.
 
-    Whenever this returns ``(id, text)``, :func:`parse_completion_chunk` accepts the
-    same payload and gives a chunk of that shape with that ``id`` and ``text``: the
-    JSON parser is the one validation uses (same syntax, same strings, last duplicate
-    key wins), and each check below admits only values validation accepts unchanged
-    (``tests/adapter/test_wire.py`` checks it on generated payloads). ``None`` means
-    "not recognised": the caller parses with :func:`parse_completion_chunk`, which
-    also reports a malformed payload.
+    Raises:
+        pydantic.ValidationError: as :func:`parse_completion_chunk` raises it, with
+            the same errors.
 
     .. versionadded:: 0.1.0
     """
     try:
-        chunk = _from_json(data)
+        value = _from_json(data)
     except ValueError:
-        return None
+        return parse_completion_chunk(data)  # raises the parse error as validation reports it
+    text = _text_delta(value)
+    if text is not None:
+        return text
+    try:
+        chunk: CompletionChunk = _validate_chunk_python(value)
+    except ValidationError:
+        # Validated again from the bytes, so the errors are the ones they give (the
+        # same fields and messages the decoded value would give, but JSON's wording).
+        return parse_completion_chunk(data)
+    return chunk
+
+
+def _text_delta(chunk: Any) -> TextDelta | None:
+    """``(id, text)`` if the decoded payload is a plain text chunk, else ``None``.
+
+    The JSON parser is the one validation uses (same syntax, same strings, the last
+    of duplicate keys wins), and each check admits only values that validation
+    accepts unchanged (no coercion: ``"index": "0"`` is left to validation).
+    Unknown keys are ignored, as the model ignores them.
+    """
     # ``x.__class__ is str`` rather than ``isinstance``: bool is not an int here, and a
     # JSON value is never a subclass. The length test spares a ``lower()`` per chunk.
     if chunk.__class__ is not dict:

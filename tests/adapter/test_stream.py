@@ -669,6 +669,22 @@ def test_json_that_is_not_a_chunk_names_a_missing_field():
     assert "'id': Field required" in run.error.message
 
 
+@pytest.mark.parametrize(
+    "kind",
+    [
+        pytest.param("[]", id="list"),
+        pytest.param("{}", id="object"),
+        pytest.param("5", id="number"),
+    ],
+)
+def test_non_string_chunk_type_is_malformed_not_a_crash(kind):
+    """A ``type`` that is not a string is a ``PROVIDER_ERROR`` naming the field."""
+    state, _ = start(model=MODEL, now=0)
+    with pytest.raises(ProviderError, match=r"'choices\[0\]\.delta\.content\[0\]\..*type'"):
+        map_data(state, chunk(f'{{"content":[{{"type":{kind}}}]}}'), now=1)
+    assert state.message.stopReason == "error"
+
+
 def test_json_array_payload_is_malformed():
     """A JSON array is neither a chunk nor an error object."""
     state, _ = start(model=MODEL, now=0)

@@ -7,7 +7,7 @@ from typing import Any, get_args
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from syrupy.extensions.json import JSONSnapshotExtension
 
 from adapter import _wire as wire
@@ -331,13 +331,114 @@ def test_reasoning_tokens_are_read():
     assert usage.completion_tokens_details == wire.CompletionTokensDetails(reasoning_tokens=3)
 
 
-# --- the fast path for plain text chunks -------------------------------------------------
+# --- parse_chunk: the stream's parser ----------------------------------------------------
 
-_ABSENT = object()  # a key left out of the generated payload
+_ABSENT = object()  # a key taken out of a generated payload
+
+#: Values a generated payload may put anywhere: valid somewhere, coercible elsewhere
+#: ("0", 1.0, "true"), or wrong.
+_ANY_VALUE: tuple[object, ...] = (
+    _ABSENT, None, True, False, 0, 1, -1, 1.0, 1.5, 10**30, float("nan"),
+    "", "0", "1", "true", "text", "thinking", "reference", "error", "x",
+    [], [None], [1, "a"], {}, {"type": "text", "text": "a"}, [{"type": "text", "text": "a"}],
+)  # fmt: skip
+
+_TEXT = {"content": "tok "}
+_KINDS: tuple[dict[str, Any], ...] = (
+    _TEXT,
+    {"role": "assistant", "content": ""},
+    {"content": [{"type": "text", "text": "a"}, {"type": "reference", "reference_ids": [0, "d"]}]},
+    {
+        "content": [
+            {
+                "type": "thinking",
+                "thinking": [{"type": "text", "text": "hm"}, {"type": "tool_reference"}],
+                "signature": "s",
+                "closed": True,
+            }
+        ]
+    },
+    {"content": [{"type": "image_url", "image_url": {"url": "u"}}, {"type": "video"}]},
+    {
+        "content": "",
+        "tool_calls": [
+            {"id": "null", "function": {"name": "f", "arguments": '{"a": 1}'}, "index": 0},
+            {"function": {"name": "g", "arguments": {"b": 2}}, "index": 1},
+        ],
+    },
+)
+
+
+def _tree_dicts(value: Any) -> list[dict[str, Any]]:
+    """Every JSON object inside ``value``, outermost first."""
+    found: list[dict[str, Any]] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found.append(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+@st.composite
+def _payloads(draw: st.DrawFn) -> bytes:
+    """A chunk of any kind with up to four values changed or removed, maybe damaged JSON."""
+    chunk: dict[str, Any] = {
+        "id": draw(st.text(max_size=6)),
+        "object": "chat.completion.chunk",
+        "created": 1764258570,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "delta": json.loads(json.dumps(draw(st.sampled_from((_TEXT, _TEXT, *_KINDS))))),
+                "finish_reason": draw(st.sampled_from([None, None, "stop", "tool_calls"])),
+            }
+        ],
+    }
+    if draw(st.integers(0, 4)) == 0:
+        usage = {"prompt_tokens": 3, "prompt_tokens_details": {"cached_tokens": 1}}
+        chunk["usage"] = {**usage, "completion_tokens_details": {"reasoning_tokens": 2}}
+    for _ in range(draw(st.integers(0, 4))):
+        target = draw(st.sampled_from(_tree_dicts(chunk)))
+        keys = sorted({*target, "type", "index", "error", "usage", "role"})
+        key, value = draw(st.sampled_from(keys)), draw(st.sampled_from(_ANY_VALUE))
+        if value is _ABSENT:
+            target.pop(key, None)
+        else:
+            target[key] = json.loads(json.dumps(value))  # a fresh copy
+    value: Any = draw(st.sampled_from([chunk] * 8 + [[chunk], "x", None]))
+    separators = draw(st.sampled_from([(",", ":"), (", ", ": ")]))
+    text = json.dumps(value, separators=separators, ensure_ascii=draw(st.booleans()))
+    damage = draw(st.sampled_from(["none"] * 5 + ["first", "last", "truncate", "trailing"]))
+    key = draw(st.sampled_from(["id", "choices", "object", "error", "usage"]))
+    if damage == "first" and text.startswith("{"):  # the later key wins in both parsers
+        text = f'{{"{key}":null,{text[1:]}'
+    elif damage == "last" and text.endswith("}"):
+        text = f'{text[:-1]},"{key}":{draw(st.sampled_from(["null", "[]", "1"]))}}}'
+    elif damage == "truncate":
+        text = text[: draw(st.integers(0, max(len(text) - 1, 0)))]
+    elif damage == "trailing":
+        text += draw(st.sampled_from([" ", "\n", "x", "}", ",{}"]))
+    return text.encode()
+
+
+def _typed(value: Any) -> Any:
+    """A value with every type spelled out, so ``1``, ``1.0`` and ``True`` differ."""
+    if isinstance(value, BaseModel):
+        return type(value).__name__, {name: _typed(item) for name, item in vars(value).items()}
+    if isinstance(value, list):
+        return [_typed(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _typed(item) for key, item in value.items()}
+    return type(value).__name__, repr(value)
 
 
 def _is_plain(parsed: wire.CompletionChunk) -> bool:
-    """The shape ``parse_text_delta`` recognises, read from the validated chunk."""
+    """The shape ``parse_chunk`` returns as ``(id, text)``, read from the validated chunk."""
     if len(parsed.choices) != 1:
         return False
     choice = parsed.choices[0]
@@ -353,79 +454,30 @@ def _is_plain(parsed: wire.CompletionChunk) -> bool:
     )
 
 
-def _agrees_with_validation(payload: bytes) -> tuple[str, str] | None:
-    """Check the fast path against full validation on one payload; return its result."""
-    fast = wire.parse_text_delta(payload)
-    if fast is None:
-        return None
-    parsed = wire.parse_completion_chunk(payload)  # never raises when the fast path accepts
-    assert _is_plain(parsed)
-    assert fast == (parsed.id, parsed.choices[0].delta.content)
-    return fast
+def _outcome(parse: Any, payload: bytes) -> tuple[Any, str | None]:
+    """What ``parse`` gives for ``payload``: its result, or the repr of its errors."""
+    try:
+        return parse(payload), None
+    except ValidationError as exc:  # repr: NaN inputs compare unequal to themselves
+        return None, repr((exc.title, exc.errors()))
 
 
-#: Values to try per field of a plain text chunk: valid, coercible by validation, or wrong.
-_VARIANTS: dict[tuple[str, str], tuple[object, ...]] = {
-    ("delta", "role"): ("assistant", None, "", 1, ["assistant"]),
-    ("delta", "content"): ("", None, 5, [], [{"type": "text", "text": "a"}]),
-    ("delta", "tool_calls"): (None, [], [{"function": {"name": "f"}}], "x"),
-    ("delta", "tool_call_id"): (None, "x"),
-    ("choice", "index"): (0, 1, -1, "0", 0.0, 0.5, True, False, None),
-    ("choice", "delta"): (None, [], "x", 0, {}),
-    ("choice", "finish_reason"): (None, "stop", "", 0, False),
-    ("choice", "logprobs"): (None, 1),
-    ("chunk", "id"): ("", "cmpl-1", None, 1, ["a"]),
-    ("chunk", "object"): (None, "error", "ERROR", "Error", "errors", "\u0130rror", "", 5),
-    ("chunk", "created"): (1, -1, 10**30, 1.0, 1.5, "12", True, None, []),
-    ("chunk", "model"): ("", None, 3),
-    ("chunk", "choices"): ([], [None], None, {}, "choices"),
-    ("chunk", "usage"): (None, {}, {"prompt_tokens": 1}, 0, "x"),
-    ("chunk", "error"): (None, False, 0, "", {}, {"message": "m"}, "x"),
-    ("chunk", "p"): (None, float("nan"), "abc"),
-}
+def _agrees_with_validation(payload: bytes) -> object:
+    """``parse_chunk``'s result, checked against ``parse_completion_chunk`` on the bytes."""
+    expected, expected_errors = _outcome(wire.parse_completion_chunk, payload)
+    got, errors = _outcome(wire.parse_chunk, payload)
+    assert errors == expected_errors
+    if isinstance(got, tuple):
+        assert _is_plain(expected)
+        assert got == (expected.id, expected.choices[0].delta.content)
+    else:
+        assert _typed(got) == _typed(expected)
+    return got if errors is None else errors
 
 
-@st.composite
-def _loose_payloads(draw: st.DrawFn) -> bytes:
-    """A plain text chunk with up to three fields changed or removed, as JSON, maybe damaged."""
-    text = draw(st.text(max_size=6))
-    delta: dict[str, Any] = {"content": text}
-    choice: dict[str, Any] = {"index": 0, "delta": delta, "finish_reason": None}
-    chunk: dict[str, Any] = {
-        "id": draw(st.text(max_size=6)),
-        "object": "chat.completion.chunk",
-        "created": 1764258570,
-        "model": "m",
-        "choices": [choice],
-    }
-    parts = {"delta": delta, "choice": choice, "chunk": chunk}
-    for part, key in draw(st.lists(st.sampled_from(sorted(_VARIANTS)), max_size=3)):
-        value = draw(st.sampled_from([_ABSENT, *_VARIANTS[part, key]]))
-        if value is _ABSENT:
-            parts[part].pop(key, None)
-        else:
-            parts[part][key] = value
-    if draw(st.integers(0, 9)) == 0:
-        chunk["choices"] = [choice, choice]
-    value: Any = draw(st.sampled_from([chunk] * 6 + [[chunk], "x", 1, None]))
-    separators = draw(st.sampled_from([(",", ":"), (", ", ": ")]))
-    text_json = json.dumps(value, separators=separators, ensure_ascii=draw(st.booleans()))
-    damage = draw(st.sampled_from(["none"] * 4 + ["first", "last", "truncate", "trailing"]))
-    key = draw(st.sampled_from(["id", "choices", "object", "error", "usage"]))
-    if damage == "first" and text_json.startswith("{"):  # the later key wins in both parsers
-        text_json = f'{{"{key}":null,{text_json[1:]}'
-    elif damage == "last" and text_json.endswith("}"):
-        text_json = f'{text_json[:-1]},"{key}":{draw(st.sampled_from(["null", "[]", "1"]))}}}'
-    elif damage == "truncate":
-        text_json = text_json[: draw(st.integers(0, max(len(text_json) - 1, 0)))]
-    elif damage == "trailing":
-        text_json += draw(st.sampled_from([" ", "\n", "x", "}", ",{}"]))
-    return text_json.encode()
-
-
-@given(_loose_payloads())
-def test_text_fast_path_accepts_only_what_validation_gives_as_plain_text(payload):
-    """Whenever ``parse_text_delta`` answers, validation accepts the payload and agrees."""
+@given(_payloads())
+def test_parse_chunk_agrees_with_validation(payload):
+    """Same chunk (or ``(id, text)`` for plain text) and same errors as full validation."""
     _agrees_with_validation(payload)
 
 
@@ -439,6 +491,7 @@ def _plain_payloads(draw: st.DrawFn) -> tuple[bytes, tuple[str, str]]:
         (delta, "role", (None, "assistant")),
         (chunk, "object", (None, "chat.completion.chunk")),
         (chunk, "created", (None, 1764258570)),
+        (chunk, "logprobs", (None, 1)),
     ]
     for target, key, values in optional:
         value = draw(st.sampled_from([_ABSENT, *values]))
@@ -450,8 +503,8 @@ def _plain_payloads(draw: st.DrawFn) -> tuple[bytes, tuple[str, str]]:
 
 
 @given(_plain_payloads())
-def test_text_fast_path_recognises_plain_text_chunks(case):
-    """Well-formed text chunks (any id, any text, the first chunk's role) take the fast path."""
+def test_parse_chunk_gives_plain_text_as_id_and_text(case):
+    """Well-formed text chunks (any id, any text, the first chunk's role) come as a pair."""
     payload, expected = case
     assert _agrees_with_validation(payload) == expected
 
@@ -468,26 +521,40 @@ PLAIN = chunk('{"content":"a"}')
         pytest.param(chunk('{"content":[{"type":"text","text":"a"}]}'), id="typed-text"),
         pytest.param(chunk('{"content":"","tool_calls":[]}'), id="tool-calls"),
         pytest.param(chunk('{"content":null}'), id="null-content"),
-        pytest.param(chunk('{"content":"a","role":5}'), id="bad-role"),
         pytest.param(PLAIN.replace(b'"index":0', b'"index":1'), id="second-choice"),
         pytest.param(PLAIN.replace(b'"index":0', b'"index":"0"'), id="str-index"),
         pytest.param(PLAIN.replace(b'"index":0', b'"index":false'), id="bool-index"),
-        pytest.param(PLAIN.replace(b'"5906"', b"5906"), id="int-id"),
-        pytest.param(PLAIN.replace(b'"model":"m"', b'"model":null'), id="null-model"),
-        pytest.param(PLAIN.replace(b"1764258570", b"true"), id="bool-created"),
-        pytest.param(PLAIN.replace(b'"chat.completion.chunk"', b"7"), id="int-object"),
-        pytest.param(PLAIN.replace(b'{"content":"a"}', b'["a"]'), id="delta-not-an-object"),
-        pytest.param(PLAIN.replace(b"[{", b"[null,{"), id="two-choices"),
         pytest.param(PLAIN.replace(b"1764258570", b"1.0"), id="float-created"),
         pytest.param(PLAIN.replace(b"chat.completion.chunk", b"ERROR"), id="error-marker"),
         pytest.param(b'{"id":"a","model":"m","choices":[]}', id="no-choices"),
+    ],
+)
+def test_parse_chunk_validates_everything_but_plain_text(payload):
+    """Other valid payloads, also those validation coerces, come as the validated chunk."""
+    parsed = wire.parse_chunk(payload)
+    assert isinstance(parsed, wire.CompletionChunk)
+    assert _typed(parsed) == _typed(wire.parse_completion_chunk(payload))
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        pytest.param(chunk('{"content":"a","role":5}'), id="bad-role"),
+        pytest.param(PLAIN.replace(b'"5906"', b"5906"), id="int-id"),
+        pytest.param(PLAIN.replace(b'"model":"m"', b'"model":null'), id="null-model"),
+        pytest.param(PLAIN.replace(b"1764258570", b"[]"), id="list-created"),
+        pytest.param(PLAIN.replace(b'"chat.completion.chunk"', b"7"), id="int-object"),
+        pytest.param(PLAIN.replace(b'{"content":"a"}', b'["a"]'), id="delta-not-an-object"),
+        pytest.param(PLAIN.replace(b"[{", b"[null,{"), id="null-choice"),
         pytest.param(PLAIN + b" x", id="trailing-bytes"),
         pytest.param(b"[DONE]", id="not-json"),
     ],
 )
-def test_text_fast_path_leaves_other_payloads_to_validation(payload):
-    """Everything but a plain text chunk, even when validation would coerce it, is left alone."""
-    assert wire.parse_text_delta(payload) is None
+def test_parse_chunk_reports_errors_as_validation_does(payload):
+    """Malformed payloads raise the errors ``parse_completion_chunk`` raises."""
+    with pytest.raises(ValidationError):
+        wire.parse_chunk(payload)
+    _agrees_with_validation(payload)
 
 
 # --- the request ------------------------------------------------------------------------
