@@ -49,7 +49,7 @@ from adapter._client import Settings
 from adapter._sse import SSEDecoder
 from adapter._stream import map_data, start
 from adapter._sync_client import MistralAdapterSync
-from adapter._wire import parse_completion_chunk
+from adapter._wire import parse_chunk
 from adapter.testing import FakeMistralProcess, big_stream
 
 MODEL = "mistral-small-latest"
@@ -186,7 +186,7 @@ def stages(chunks: int, runs: int) -> None:
         for read in reads:
             for sse in decoder.feed(read):
                 if sse.data_bytes != b"[DONE]":
-                    parse_completion_chunk(sse.data_bytes)
+                    parse_chunk(sse.data_bytes)
 
     def decode_map() -> None:
         decoder = SSEDecoder()

@@ -427,8 +427,8 @@ class Call:
         state = self.state
         assert state is not None  # noqa: S101 - begin() runs first
         now = now_ms()  # one reading per read: its events arrived together
-        for sse in self._decoder.feed(chunk):
-            yield from map_data(state, sse.data_bytes, now=now)
+        for data in self._decoder.feed_data(chunk):
+            yield from map_data(state, data, now=now)
             if state.ended:
                 return
 

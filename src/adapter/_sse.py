@@ -20,7 +20,8 @@ End of stream: the spec discards an event that is not followed by a blank line, 
 so do we; :meth:`SSEDecoder.finish` reports whether anything was discarded.
 
 The HTTP layer passes ``response.iter_bytes()``/``aiter_bytes()`` to
-:func:`iter_events`/:func:`aiter_events` and nothing else.
+:func:`iter_events`/:func:`aiter_events` and nothing else, or feeds each read to
+:meth:`SSEDecoder.feed` (:meth:`SSEDecoder.feed_data` when it needs only the data).
 
 .. versionadded:: 0.1.0
 """
@@ -192,6 +193,35 @@ class SSEDecoder:
             elif (event := self._dispatch()) is not None:
                 events.append(event)
         return events
+
+    def feed_data(self, chunk: bytes) -> list[bytes]:
+        r"""Return the data of the events that ``chunk`` completes, in order.
+
+        The same as ``[event.data_bytes for event in self.feed(chunk)]``, for a
+        consumer that reads only the data (the Mistral client: Mistral sends no
+        ``event:`` or ``id:`` fields), without building an event record per event.
+        ``event:``, ``id:`` and ``retry:`` lines are still interpreted, so the
+        decoder's state is the same as after :meth:`feed`.
+
+        Example:
+            >>> SSEDecoder().feed_data(b"data: 1\n\nevent: x\ndata: 2\n\n")
+            [b'1', b'2']
+        """
+        payloads: list[bytes] = []
+        data = self._data
+        for line in self._lines.feed(chunk):
+            if line:
+                if line.startswith(b"data: "):
+                    data.append(line[6:])
+                else:
+                    self.decode(line)
+            else:  # a blank line dispatches the data, if any, and resets the type
+                if data:
+                    payloads.append(b"\n".join(data))
+                    data.clear()
+                if self._event:
+                    self._event = b""
+        return payloads
 
     def decode(self, line: bytes) -> ServerSentEvent | None:
         """Interpret one line (without its terminator); return the event it dispatches."""

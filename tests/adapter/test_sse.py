@@ -375,3 +375,30 @@ def test_any_chunking_yields_the_same_events(stream_and_events, data):
     reads = [stream[start:end] for start, end in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
     assert decode_reads([stream]) == (expected, False)
     assert decode_reads(reads) == (expected, False)
+
+
+@pytest.mark.parametrize("newline", NEWLINES)
+def test_feed_data_split_at_every_offset(newline):
+    """``feed_data`` gives the data of the frame's events however it is split in two."""
+    stream = frame(newline)
+    for offset in range(len(stream) + 1):
+        decoder = SSEDecoder()
+        data = decoder.feed_data(stream[:offset]) + decoder.feed_data(stream[offset:])
+        assert data == [event.data_bytes for event in FRAME_EVENTS], f"split at byte {offset}"
+        assert decoder.finish() is False
+
+
+@given(streams(), st.data())
+def test_feed_data_is_the_data_of_feed_in_any_mix(stream_and_events, data):
+    """Reads fed through ``feed`` or ``feed_data`` in any mix: the same events and data."""
+    stream, expected = stream_and_events
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=12)))
+    reads = [stream[start:end] for start, end in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
+    decoder = SSEDecoder()
+    got: list[ServerSentEvent | bytes] = []
+    for read in reads:
+        got += decoder.feed_data(read) if data.draw(st.booleans()) else decoder.feed(read)
+    assert decoder.finish() is False
+    assert len(got) == len(expected)
+    for item, event in zip(got, expected, strict=True):
+        assert item == (event.data_bytes if isinstance(item, bytes) else event)
