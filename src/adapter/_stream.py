@@ -269,7 +269,10 @@ def map_data(state: StreamState, data: bytes, *, now: float) -> list[AssistantMe
             return []
         block = state.open_block
         if block.__class__ is TextContent:
-            _append(block, "text", text)
+            values = block.__dict__  # _append(block, "text", text), inlined
+            grown: str = values.pop("text")
+            grown += text
+            values["text"] = grown
             return [text_delta_event(state.open_index, text, message)]
         events: list[AssistantMessageEvent] = []
         _append_text(state, text, now, events)

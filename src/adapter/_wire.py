@@ -442,16 +442,21 @@ def _text_delta(chunk: Any) -> TextDelta | None:
     Unknown keys are ignored, as the model ignores them.
     """
     # ``x.__class__ is str`` rather than ``isinstance``: bool is not an int here, and a
-    # JSON value is never a subclass. The length test spares a ``lower()`` per chunk.
+    # JSON value is never a subclass. Subscripts for the keys a chunk always has (a
+    # missing one is a KeyError: not plain), ``in`` for those it usually lacks.
     if chunk.__class__ is not dict:
         return None
-    chunk_id = chunk.get("id")
-    choices = chunk.get("choices")
+    try:
+        chunk_id = chunk["id"]
+        choices = chunk["choices"]
+        model = chunk["model"]
+    except KeyError:
+        return None
     marker = chunk.get("object")
     created = chunk.get("created")
     if (
         chunk_id.__class__ is not str
-        or chunk.get("model").__class__ is not str
+        or model.__class__ is not str
         or choices.__class__ is not list
         or len(choices) != 1
         or (created is not None and created.__class__ is not int)
@@ -462,15 +467,18 @@ def _text_delta(chunk: Any) -> TextDelta | None:
                 or (len(marker) == _ERROR_LENGTH and marker.lower() == "error")
             )
         )
-        or chunk.get("usage") is not None
-        or chunk.get("error") is not None
+        or ("usage" in chunk and chunk["usage"] is not None)
+        or ("error" in chunk and chunk["error"] is not None)
     ):
         return None
     choice = choices[0]
     if choice.__class__ is not dict:
         return None
-    index = choice.get("index")
-    delta = choice.get("delta")
+    try:
+        index = choice["index"]
+        delta = choice["delta"]
+    except KeyError:
+        return None
     if (
         index != 0
         or index.__class__ is not int
