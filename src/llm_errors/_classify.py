@@ -169,11 +169,11 @@ class Classifier:
             ErrorCode(code) for code in retryable_codes
         )
         self._matcher = TextMatcher(self.rules)
+        self._match = self._matcher.match
         self._rank = {rule.id: position for position, rule in enumerate(self.rules)}
         self._by_id = {rule.id: rule for rule in self.rules}
         self._verdicts: dict[tuple[object, ...], Classification] = {}
-        # Text verdicts without a wait hint depend on (rule, status) only: shared records.
-        self._text_verdicts: dict[tuple[int, int | None], Classification] = {}
+        self._text_verdicts: dict[tuple[int, int | None, float | None], Classification] = {}
         self._waits = frozenset(
             i for i, rule in enumerate(self.rules) if rule.code in _WAIT_HINT_CODES
         )
@@ -192,14 +192,9 @@ class Classifier:
         try:
             if type(obj) is str and obj[:1] not in _JSON_LEAD and len(obj) <= _MAX_INPUT:
                 # The hot path of log scanning: most lines match no trigger at all.
-                found = self._matcher.match(obj)
-                if found is None:
-                    return self._fallback
-                if found.index not in self._waits:
-                    return self._text_verdict(found)
-                decision: _Decision | None = self._from_text_match(obj, found)
-            else:
-                decision = self._decide(obj)
+                found = self._match(obj)
+                return self._fallback if found is None else self._text_verdict(obj, found)
+            decision = self._decide(obj)
         except Exception:  # noqa: BLE001 - classification must never raise
             return self._fallback
         if decision is None:
@@ -241,15 +236,22 @@ class Classifier:
             )
         return found
 
-    def _text_verdict(self, found: TextMatch) -> Classification:
-        key = (found.index, found.status)
+    def _text_verdict(self, text: str, found: TextMatch) -> Classification:
+        # A text verdict depends on (rule, stated status, stated wait) only, and those
+        # repeat a lot in logs: the records are shared, not rebuilt.
+        retry_after = self._stated_wait(text, found)
+        key = (found.index, found.status, retry_after)
         verdict = self._text_verdicts.get(key)
-        if verdict is None:  # at most one per (rule, stated status): a bounded cache
-            rule = self.rules[found.index]
-            verdict = self._text_verdicts[key] = self._classification(
-                _Decision(rule.code, rule.id, Layer.TEXT, found.status)
-            )
+        if verdict is None:
+            if len(self._text_verdicts) >= _VERDICT_CACHE:
+                self._text_verdicts.clear()
+            decision = self._from_text_match(found, retry_after)
+            verdict = self._text_verdicts[key] = self._classification(decision)
         return verdict
+
+    def _stated_wait(self, text: str, found: TextMatch) -> float | None:
+        """The wait ``text`` asks for, read only when the rule's code is a rate limit or quota."""
+        return retry_after_from_text(text) if found.index in self._waits else None
 
     def _describe(self, rule_id: str) -> tuple[str, str | None, str | None]:
         rule = self._by_id.get(rule_id)
@@ -288,16 +290,16 @@ class Classifier:
                 gather_mapping(parsed, evidence)
                 return self._resolve(evidence)
         found = self._matcher.match(text)
-        return None if found is None else self._from_text_match(text, found)
+        return (
+            None if found is None else self._from_text_match(found, self._stated_wait(text, found))
+        )
 
-    def _from_text_match(self, text: str, found: TextMatch) -> _Decision:
-        # The text-only case of ``_finish``, kept lean: it runs for every error line.
+    def _from_text_match(self, found: TextMatch, retry_after: float | None) -> _Decision:
+        # The text-only case of ``_finish``, kept lean: it runs for every new text verdict.
         rule = self.rules[found.index]
-        code, rule_id, retry_after = rule.code, rule.id, None
-        if code in _WAIT_HINT_CODES:
-            retry_after = retry_after_from_text(text)
-            if code is ErrorCode.RATE_LIMIT and (retry_after or 0.0) > LONG_RESET_SECONDS:
-                code, rule_id = ErrorCode.QUOTA_EXCEEDED, "policy.long-reset"
+        code, rule_id = rule.code, rule.id
+        if code is ErrorCode.RATE_LIMIT and (retry_after or 0.0) > LONG_RESET_SECONDS:
+            code, rule_id = ErrorCode.QUOTA_EXCEEDED, "policy.long-reset"
         return _Decision(code, rule_id, Layer.TEXT, found.status, retry_after, found.matched)
 
     def _from_exception(self, exc: BaseException) -> _Decision | None:

@@ -3,34 +3,49 @@ r"""Match a message against the whole rule table with one combined pattern.
 All rules are alternatives of a single ``regex`` pattern, in table order, each in
 its own named group. The rule listed first in the table wins wherever it matches,
 which is exactly the precedence ``_patterns.py`` documents, without a loop over
-rules. Three things keep this fast on log-sized input:
+rules. Four things keep this fast on log-sized input:
 
 1. **Triggers** (``_prefilter``): a line containing none of the rules' trigger
-   tokens cannot match, and is answered after one ``bytes.translate`` and a set
-   test, without any regex (most log lines end here). Otherwise the alternation
-   is narrowed to the rules whose triggers the line contains; that specialised
-   combined pattern is compiled once and cached, keyed by the tokens found.
-2. **Anchors**: nearly every rule's matches start, after ``\b``, with one of a
+   tokens cannot match, and is answered after one ``bytes.translate``, one
+   ``split`` and one set test, without any regex (most log lines end here).
+2. **Plans**: otherwise, everything that depends only on *which* trigger, anchor
+   and required tokens the line contains is worked out once and cached under
+   that token set: the candidate rules (a rule stays only if the line holds every
+   token of one of its ways to match, so ``connection pool`` does not try the
+   ``connection error`` rule), and for each anchor present the combined pattern
+   of the rules that can start there, best rule first.
+3. **Anchors**: nearly every rule's matches start, after ``\b``, with one of a
    few known tokens. The combined pattern is then *tried at those offsets*
-   (``pattern.match(text, offset)``), not searched for along the whole line, and
-   the lowest rule index over those tries wins.
-3. **Search** for the rules without anchors (user rules that start with a
+   (``pattern.match(text, offset)``), not searched for along the whole line; the
+   lowest rule index wins, and an anchor that cannot beat it is not tried.
+4. **Search** for the rules without anchors (user rules that start with a
    character class, say): one search finds the leftmost match; when it belongs to
    a lower-priority rule, the search is repeated with only the rules listed
    before it (a shorter pattern, which usually finds nothing).
+
+The status a matched message states is read where its 4xx/5xx tokens start
+(``_status.status_in_tokens``), from the same tokens.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 import regex as _re
 
 from llm_errors._patterns import Rule
-from llm_errors._prefilter import Triggers, derive_triggers, lowered, text_tokens, translate
-from llm_errors._status import status_at, status_from_text
+from llm_errors._prefilter import (
+    COMMON,
+    TOKEN_TABLE,
+    Triggers,
+    derive_triggers,
+    lowered,
+    text_tokens,
+    translate,
+)
+from llm_errors._status import status_from_text, status_in_tokens
 
 __all__ = ["FLAGS", "TextMatch", "TextMatcher"]
 
@@ -51,12 +66,17 @@ class TextMatch:
     (``Error code: 429``), found while the tokens are at hand; ``None`` if none.
     """
 
-    __slots__ = ("index", "matched", "status")
+    __slots__ = ("_found", "index", "status")
 
-    def __init__(self, index: int, matched: str, status: int | None = None) -> None:
+    def __init__(self, index: int, found: _re.Match[str], status: int | None = None) -> None:
         self.index = index
-        self.matched = matched
         self.status = status
+        self._found = found
+
+    @property
+    def matched(self) -> str:
+        """The text the rule matched (only explanations need it: not copied before)."""
+        return self._found.group()
 
 
 class _Try(NamedTuple):
@@ -69,12 +89,12 @@ class _Try(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """How to match a line, given the trigger and anchor tokens it contains.
+    """How to match a line, given the trigger, anchor and way tokens it contains.
 
     Everything that depends only on that token set is worked out once and cached:
     the candidate rules, the ones that must be searched for (no anchors), and the
-    anchors present with the combined pattern of the rules anchored there, best
-    rule first.
+    anchors present with the combined pattern of the rules that can start there,
+    best rule first.
     """
 
     candidates: tuple[int, ...]
@@ -134,13 +154,30 @@ class TextMatcher:
             frozenset(anchor.encode("ascii") for anchor in triggers.anchors)
             for triggers in self.triggers
         )
+        # A way's common words (``the``, ``error``) only count when they are keys anyway:
+        # as keys they would multiply the plans for little gain.
+        core = {t for triggers in self.triggers for t in (*triggers.tokens, *triggers.anchors)}
+        self._ways: tuple[tuple[tuple[bytes | None, frozenset[bytes]], ...], ...] = tuple(
+            tuple(
+                (
+                    anchor.encode("ascii") if anchor is not None else None,
+                    frozenset(t.encode("ascii") for t in tokens if t in core or t not in COMMON),
+                )
+                for anchor, tokens in triggers.ways
+            )
+            for triggers in self.triggers
+        )
         #: The trigger tokens of all rules: a line without any matches no rule (unless
-        #: some rule has substring triggers or none at all, see :attr:`exact_tokens`).
+        #: some rule has substring triggers or none at all).
         self.tokens: frozenset[bytes] = frozenset(self._by_token)
-        #: Whether :attr:`tokens` alone decides which lines can match.
-        self.exact_tokens: bool = not self._always and not self._by_substring
-        # A line's plan is keyed by the trigger and anchor tokens it contains.
-        self._keys = self.tokens.union(*self._anchors)
+        self._exact = not self._always and not self._by_substring
+        # A plan is keyed by the trigger, anchor and way tokens a line contains; the
+        # 4xx/5xx tokens are where a stated status may be.
+        self._keys = self.tokens.union(
+            *self._anchors, *(tokens for ways in self._ways for _, tokens in ways)
+        )
+        self._seen = self._keys | _ERROR_STATUS_TOKENS
+        self._no_rule = len(self.rules)
         self._rule_of = {f"{_GROUP_PREFIX}{i}": i for i in range(len(self.rules))}
         self._plans: dict[object, _Plan] = {}
         self._compiled: dict[tuple[int, ...], _re.Pattern[str]] = {}
@@ -152,27 +189,27 @@ class TextMatcher:
 
     def match(self, text: str) -> TextMatch | None:
         """The first rule in table order that matches ``text``, or ``None``."""
-        translated = translate(text)
+        translated = (
+            text.encode("ascii").translate(TOKEN_TABLE) if text.isascii() else translate(text)
+        )
         tokens = translated.split()
-        hits = self._keys.intersection(tokens)
-        if not hits and self.exact_tokens:
+        if self._exact and self.tokens.isdisjoint(tokens):
             return None  # the fast negative path: most log lines end here
-        plan = self._plans.get(hits) if self.exact_tokens else None
-        if plan is None:
-            plan = self._plan_for(text, hits)
+        hits = self._seen.intersection(tokens)
+        statuses = None if _ERROR_STATUS_TOKENS.isdisjoint(hits) else _ERROR_STATUS_TOKENS & hits
+        key = hits if statuses is None else self._keys & hits
+        plan = (self._plans.get(key) if self._exact else None) or self._plan_for(text, key)
         if not plan.candidates:
             return None
-        best, found = len(self.rules), None
+        best, found = self._no_rule, None
         if plan.scanned:
             found = self._search(text, plan.scanned)
             if found is not None:
                 best = self._rule_of[found.lastgroup or ""]
-        # Every match of an anchored rule starts where one of its anchor tokens
-        # starts: try there, best anchor first, until no anchor can beat the best.
         padded = b" " + translated + b" "  # a token is ``b" " + token + b" "`` in here
         for first, needle, pattern in plan.tries:
             if best <= first:
-                break
+                break  # no rule anchored here can beat the best so far
             at = padded.find(needle)
             while at >= 0:  # ``padded`` is shifted by one, so ``at`` is the text offset
                 tried = pattern.match(text, at)
@@ -185,14 +222,18 @@ class TextMatcher:
                 at = padded.find(needle, at + len(needle) - 1)
         if found is None:
             return None
-        return TextMatch(best, found.group(), _stated_status(text, padded, tokens))
+        if not text.isascii():  # a regex digit may be a non-ASCII digit, which is no token
+            status = status_from_text(text)
+        else:
+            status = status_in_tokens(text, padded, statuses) if statuses else None
+        return TextMatch(best, found, status)
 
     def search_all_rules(self, text: str) -> TextMatch | None:
         """The first matching rule found by searching every rule (a reference for tests)."""
         found = self._search(text, tuple(range(len(self.rules)))) if text else None
         if found is None:
             return None
-        return TextMatch(self._rule_of[found.lastgroup or ""], found.group())
+        return TextMatch(self._rule_of[found.lastgroup or ""], found)
 
     # ------------------------------------------------------------------ internals
     def _plan_for(self, text: str, hits: frozenset[bytes]) -> _Plan:
@@ -214,17 +255,24 @@ class TextMatcher:
             for sub, positions in self._by_substring:
                 if sub in substrings:
                     found |= positions
-        candidates = tuple(sorted(found))
+        candidates: list[int] = []
         by_anchor: dict[bytes, list[int]] = {}
-        for i in candidates:
-            for anchor in self._anchors[i] & hits:
-                by_anchor.setdefault(anchor, []).append(i)
+        for i in sorted(found):
+            ways = self._ways[i]
+            # Only the ways whose tokens are all in the line can match.
+            starts = {anchor for anchor, tokens in ways if tokens <= hits}
+            if ways and not starts:
+                continue
+            candidates.append(i)
+            for anchor in starts if self._anchors[i] else ():
+                if anchor is not None:
+                    by_anchor.setdefault(anchor, []).append(i)
         tries = sorted(
             _Try(rules[0], b" " + anchor + b" ", self._pattern(tuple(rules)))
             for anchor, rules in by_anchor.items()
         )
         plan = _Plan(
-            candidates=candidates,
+            candidates=tuple(candidates),
             scanned=tuple(i for i in candidates if not self._anchors[i]),
             tries=tuple(tries),
         )
@@ -254,23 +302,3 @@ class TextMatcher:
             best = found
             candidates = candidates[: candidates.index(self._rule_of[found.lastgroup or ""])]
         return best
-
-
-def _stated_status(text: str, padded: bytes, tokens: list[bytes]) -> int | None:
-    """The first error status ``text`` states, trying only where 4xx/5xx tokens start."""
-    if not text.isascii():  # a regex digit may be a non-ASCII digit, which is no token
-        return status_from_text(text)
-    statuses = _ERROR_STATUS_TOKENS.intersection(tokens)
-    return status_at(text, _offsets(padded, statuses)) if statuses else None
-
-
-def _offsets(padded: bytes, tokens: Iterable[bytes]) -> list[int]:
-    """Where whole ``tokens`` start in the text ``padded`` (translated, space-padded) holds."""
-    found: list[int] = []
-    for token in tokens:
-        needle = b" " + token + b" "
-        at = padded.find(needle)
-        while at >= 0:  # ``padded`` is shifted by one, so ``at`` is the text offset
-            found.append(at)
-            at = padded.find(needle, at + len(needle) - 1)
-    return found

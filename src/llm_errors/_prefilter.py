@@ -21,8 +21,7 @@ means "always try this rule": slower, never wrong. When a pattern uses syntax th
 from __future__ import annotations
 
 import itertools
-import operator
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -34,9 +33,10 @@ except ImportError:  # pragma: no cover - only on interpreters without the priva
     _sre_c = None
 
 __all__ = [
+    "COMMON",
+    "TOKEN_TABLE",
     "Triggers",
     "derive_triggers",
-    "lines_with_tokens",
     "lowered",
     "text_tokens",
     "translate",
@@ -60,7 +60,7 @@ _WORD_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 #: Frequent words of English and of ordinary log lines: poor triggers, used only when an
 #: expansion of a pattern offers nothing rarer.
-_COMMON: Final = frozenset(
+COMMON: Final = frozenset(
     {
         "a",
         "failed",
@@ -234,18 +234,15 @@ _COMMON: Final = frozenset(
     }
 )
 
-# ``bytes.translate`` table: ASCII word characters are kept (lower-cased), everything
-# else becomes a space, so ``split()`` yields the tokens.
-_TOKEN_TABLE: Final = bytes(
+#: ``bytes.translate`` table: ASCII word characters are kept (lower-cased), everything
+#: else becomes a space, so ``split()`` yields the tokens.
+TOKEN_TABLE: Final = bytes(
     ord(chr(c).lower()) if chr(c).lower() in _WORD_CHARS else ord(" ") for c in range(256)
 )
-# The same, but a line feed stays a line feed: a block of lines joined by ``"\n"``
-# splits back into its lines, and ``split()`` still treats the line feed as a separator.
-_LINE_TABLE: Final = bytes(ord("\n") if c == ord("\n") else _TOKEN_TABLE[c] for c in range(256))
 _FOLD_CHARS: Final = "".join(map(chr, _FOLD_TO_ASCII))
 
 
-def translate(text: str, table: bytes = _TOKEN_TABLE) -> bytes:
+def translate(text: str) -> bytes:
     """``text`` as one byte per character: word characters lower-cased, the rest a space.
 
     Offsets are the text's offsets, so a token found at byte ``i`` starts at character
@@ -254,31 +251,15 @@ def translate(text: str, table: bytes = _TOKEN_TABLE) -> bytes:
     a regex could match them as part of a token.
     """
     if text.isascii():  # O(1) in CPython: the common case costs one copy and one translate
-        return text.encode("ascii").translate(table)
+        return text.encode("ascii").translate(TOKEN_TABLE)
     if any(ch in text for ch in _FOLD_CHARS):
         text = text.translate(_FOLD_TO_ASCII)
-    return text.encode("ascii", "replace").translate(table)
+    return text.encode("ascii", "replace").translate(TOKEN_TABLE)
 
 
 def text_tokens(text: str) -> list[bytes]:
     """The ``[a-z0-9_]+`` tokens of ``text`` lower-cased, as bytes (IGNORECASE-safe)."""
     return translate(text).split()
-
-
-def lines_with_tokens(lines: Sequence[str], tokens: frozenset[bytes]) -> Iterator[bool] | None:
-    """For each line, whether it contains one of ``tokens`` as a whole token.
-
-    The lines are tokenised as one block (one ``join``, one ``translate``), and the
-    per-line work runs in C (``map``), so a line costs a fraction of a per-line call.
-    A line's tokens are exactly :func:`text_tokens` of that line. ``None`` when a line
-    contains a line feed, which would make the block's lines ambiguous.
-    """
-    if not lines:
-        return iter(())
-    per_line = translate("\n".join(lines), _LINE_TABLE).split(b"\n")
-    if len(per_line) != len(lines):
-        return None
-    return map(operator.not_, map(tokens.isdisjoint, map(bytes.split, per_line)))
 
 
 def lowered(text: str) -> str:
@@ -295,11 +276,18 @@ class Triggers:
     ``anchors`` are the tokens a match always *starts* with (after ``\b``); when a
     rule has them, it only needs to be tried where one of them starts, instead of
     being searched for along the whole line. Empty means the rule must be searched.
+    ``ways`` refine both: one per expansion of the pattern (its literal
+    alternatives multiplied out), the token that expansion's matches start with
+    (``None`` if unknown) and *all* the tokens they contain. A line can match only
+    through a way whose tokens it all contains, and only where that way's anchor
+    starts (``connection error`` needs both words, while ``tokens`` only lists
+    ``connection``). Empty when ``tokens`` is.
     """
 
     tokens: frozenset[str] = frozenset()
     substrings: frozenset[str] = frozenset()
     anchors: frozenset[str] = frozenset()
+    ways: frozenset[tuple[str | None, frozenset[str]]] = frozenset()
 
     @property
     def always(self) -> bool:
@@ -461,7 +449,7 @@ def _substrings_of(expansion: tuple[str, ...]) -> list[str]:
 
 
 def _score(token: str) -> int:
-    return len(token) - (100 if token in _COMMON else 0)
+    return len(token) - (100 if token in COMMON else 0)
 
 
 def _anchor_of(expansion: tuple[str, ...]) -> str | None:
@@ -479,6 +467,17 @@ def _anchor_of(expansion: tuple[str, ...]) -> str | None:
     return "".join(expansion[start:end])
 
 
+def _minimal(
+    ways: set[tuple[str | None, frozenset[str]]],
+) -> frozenset[tuple[str | None, frozenset[str]]]:
+    """``ways`` without those that need more than another way with the same anchor."""
+    return frozenset(
+        (anchor, tokens)
+        for anchor, tokens in ways
+        if not any(other < tokens for start, other in ways if start == anchor)
+    )
+
+
 def derive_triggers(pattern: str) -> Triggers:
     """The trigger tokens (or, failing that, substrings) and anchors of a rule pattern."""
     if _sre_parse is None:  # pragma: no cover - see the import above
@@ -491,13 +490,17 @@ def derive_triggers(pattern: str) -> Triggers:
     anchors = {_anchor_of(expansion) for expansion in expansions}
     anchor_set = frozenset(a for a in anchors if a is not None) if None not in anchors else None
     best_tokens: set[str] = set()
+    ways: set[tuple[str | None, frozenset[str]]] = set()
     for expansion in expansions:
         tokens = _tokens_of(expansion)
         if not tokens:
             break
         best_tokens.add(max(tokens, key=_score))
+        ways.add((_anchor_of(expansion) if anchor_set else None, frozenset(tokens)))
     else:
-        return Triggers(tokens=frozenset(best_tokens), anchors=anchor_set or frozenset())
+        return Triggers(
+            tokens=frozenset(best_tokens), anchors=anchor_set or frozenset(), ways=_minimal(ways)
+        )
     best_substrings: set[str] = set()
     for expansion in expansions:
         substrings = _substrings_of(expansion)

@@ -10,7 +10,7 @@ therefore also changes what the structured signal means.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Final
 
 import regex as _re
@@ -19,8 +19,8 @@ __all__ = [
     "BODY_TYPES",
     "STATUS_RULES",
     "normalize_identifier",
-    "status_at",
     "status_from_text",
+    "status_in_tokens",
     "status_rule",
 ]
 
@@ -202,8 +202,32 @@ def status_from_text(text: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def status_at(text: str, offsets: list[int]) -> int | None:
-    """Like :func:`status_from_text`, trying only the given offsets of 3-digit tokens."""
+#: What a status context ends with (lower-cased), right before the 1 to 3 non-word
+#: characters ahead of the number: ``HTTP``, ``status``, ``...code``, ``error``, or
+#: the last digit of ``HTTP/1.1``.
+_CONTEXT_ENDS: Final = (b"http", b"status", b"code", b"error", *(b"%d" % d for d in range(10)))
+_MAX_GAP: Final = 3
+
+
+def status_in_tokens(text: str, padded: bytes, numbers: Iterable[bytes]) -> int | None:
+    """:func:`status_from_text` for ASCII ``text``, trying only where ``numbers`` start.
+
+    ``padded`` is the text's token translation (``_prefilter.translate``) with a space
+    on each side, and ``numbers`` are the 4xx/5xx tokens it contains. A number whose
+    preceding word cannot end a status context, or that is more than three non-word
+    characters away from it, is skipped without running the regex: most numbers in
+    a message are counts and ids, and the context lookbehind is the costly part.
+    """
+    offsets: list[int] = []
+    for number in numbers:
+        needle = b" " + number + b" "
+        at = padded.find(needle)
+        while at >= 0:  # ``padded`` is shifted by one, so ``at`` is the text offset
+            before = padded[: at + 1]
+            word = before.rstrip()
+            if len(before) - len(word) <= _MAX_GAP and word.endswith(_CONTEXT_ENDS):
+                offsets.append(at)
+            at = padded.find(needle, at + len(needle) - 1)
     for offset in sorted(offsets):
         found = _STATUS_IN_TEXT.match(text, offset)
         if found is not None:
