@@ -4,14 +4,19 @@ Generates a deterministic log (default 1,000,000 lines, about 15 % error lines o
 many kinds: every rule's examples flattened to one line, tracebacks' last lines,
 unknown errors), then measures, in the same run:
 
-* ``classify(line)`` for every line (the public per-message API);
+* ``classify(line)`` for every line (the public per-message API), and the same
+  split by kind of line (error lines, other lines holding a trigger word, other
+  lines), to show where the time goes;
 * a naive baseline: for each line, search every rule's pattern in table order until
   one matches (the loop the combined pattern replaces), on a sample of the log
   because it is slow. It uses the ``regex`` module's ``search``, the same engine as
-  ours: the stdlib ``re`` cannot compile the table (variable-width lookbehinds).
+  ours: the stdlib ``re`` cannot compile the table (variable-width lookbehinds);
+* trivial per-line loops (``"error" in line``, ``line.lower()``) and the bare
+  tokenising that every line pays (``translate`` + ``split`` + one set test), so a
+  reader can judge the machine's speed at the time of the run.
 
-It prints lines/s and MB/s for both (median of ``--repeat`` runs) and the ratio,
-and checks that both agree on the deciding rule for every sampled line.
+It prints lines/s and MB/s (median of ``--repeat`` runs) and the ratios, and checks
+that ours and the naive loop agree on the deciding rule for every sampled line.
 
     python bench/classify.py                 # 1,000,000 lines
     python bench/classify.py --lines 100000  # a quick run
@@ -30,6 +35,7 @@ import regex
 
 from llm_errors import RULES, Classifier, ErrorCode
 from llm_errors._matcher import FLAGS
+from llm_errors._prefilter import TOKEN_TABLE, text_tokens
 
 _LEVELS = ("INFO", "INFO", "INFO", "DEBUG", "WARN")
 _LOGGERS = ("app.api", "app.worker", "app.sched", "llm.client", "http.access", "cache")
@@ -129,6 +135,14 @@ def naive_rule(line: str, compiled: Sequence[tuple[str, regex.Pattern[str]]]) ->
     return None
 
 
+def _row(label: str, lines: int, size_mb: float, seconds: float, note: str = "") -> None:
+    print(f"{label:<24}{lines / seconds:12,.0f} lines/s {size_mb / seconds:8.1f} MB/s{note}")
+
+
+def _megabytes(lines: Sequence[str]) -> float:
+    return sum(len(line.encode()) + 1 for line in lines) / 1e6
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=1_000_000, help="log lines to generate")
@@ -139,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     log = generate(args.lines)
-    size_mb = sum(len(line.encode()) + 1 for line in log) / 1e6
+    size_mb = _megabytes(log)
     errors = sum(" ERROR " in line for line in log)
     print(
         f"log: {len(log):,} lines, {size_mb:.1f} MB, {errors / len(log):.1%} error lines, "
@@ -148,33 +162,64 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     classifier = Classifier()
     classify = classifier.classify
-    classify(log[0])  # build the default pattern caches outside the timing
+    for line in log[:20_000]:  # build the plan and pattern caches outside the timing
+        classify(line)
 
-    def ours() -> None:
-        for line in log:
-            classify(line)
+    def loop(lines: Sequence[str], call: Callable[[str], object]) -> Callable[[], None]:
+        def run() -> None:
+            for line in lines:
+                call(line)
 
-    seconds = _time(ours, args.repeat)
+        return run
+
+    seconds = _time(loop(log, classify), args.repeat)
     ours_lps = len(log) / seconds
-    print(f"classify():    {ours_lps:12,.0f} lines/s  {size_mb / seconds:8.1f} MB/s")
+    _row("classify():", len(log), size_mb, seconds)
+
+    matcher = classifier._matcher  # noqa: SLF001 - the bench looks inside the engine
+    kinds: dict[str, list[str]] = {"error lines": [], "with a trigger word": [], "others": []}
+    for line in log:
+        if " ERROR " in line:
+            kinds["error lines"].append(line)
+        elif matcher.tokens.isdisjoint(text_tokens(line)):
+            kinds["others"].append(line)
+        else:
+            kinds["with a trigger word"].append(line)
+    spent = {kind: _time(loop(lines, classify), args.repeat) for kind, lines in kinds.items()}
+    total = sum(spent.values())
+    for kind, lines in kinds.items():
+        print(
+            f"  {kind + ':':<22}{spent[kind] / len(lines) * 1e6:9.2f} µs/line  "
+            f"{len(lines) / len(log):6.1%} of the lines, {spent[kind] / total:6.1%} of the time"
+        )
 
     sample = log[: args.naive_lines]
-    sample_mb = sum(len(line.encode()) + 1 for line in sample) / 1e6
     compiled = _naive_rules()
-
-    def naive() -> None:
-        for line in sample:
-            naive_rule(line, compiled)
-
-    naive_seconds = _time(naive, args.repeat)
+    naive_seconds = _time(loop(sample, lambda line: naive_rule(line, compiled)), args.repeat)
     naive_lps = len(sample) / naive_seconds
-    print(
-        f"naive re loop: {naive_lps:12,.0f} lines/s  {sample_mb / naive_seconds:8.1f} MB/s"
-        f"  (on the first {len(sample):,} lines)"
+    _row(
+        "naive re loop:",
+        len(sample),
+        _megabytes(sample),
+        naive_seconds,
+        f"  (on the first {len(sample):,} lines)",
     )
-    print(f"ratio:         {ours_lps / naive_lps:12.1f}x")
+    print(f"{'ratio:':<24}{ours_lps / naive_lps:12.1f}x")
 
-    matcher = classifier._matcher  # noqa: SLF001 - the bench checks the engine itself
+    print("same-run baselines (the machine's speed):")
+    tokens = matcher.tokens
+
+    def tokenise(line: str) -> bool:
+        return tokens.isdisjoint(line.encode("ascii", "replace").translate(TOKEN_TABLE).split())
+
+    for label, call in (
+        ('  "error" in line:', lambda line: "error" in line),
+        ("  line.lower():", str.lower),
+        ("  tokenise + set test:", tokenise),
+    ):
+        base = _time(loop(log, call), args.repeat)
+        _row(label, len(log), size_mb, base, f"  (classify() takes {seconds / base:.1f}x)")
+
     disagreements = 0
     for line in sample:
         found = matcher.match(line)

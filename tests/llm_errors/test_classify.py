@@ -640,3 +640,25 @@ def test_explain_redacts_the_match():
     result = explain("Incorrect API key provided: sk-proj-abcdefghijklmnopqrstuvwxyz123456")
     assert "abcdefghij" not in (result.matched or "")
     assert "abcdefghij" not in repr(result)
+
+
+def test_repeated_text_verdicts_keep_their_own_wait_and_status():
+    """Verdicts shared between log lines differ wherever the rule, status or wait differs."""
+    classifier = Classifier()
+    texts = [
+        "Rate limit reached for requests. Please try again in 2s.",
+        "Rate limit reached for requests. Please try again in 20s.",
+        "Error code: 429 - Rate limit reached. Please try again in 2s.",
+        "Rate limit reached for requests. Please try again in 2h.",
+        "Rate limit reached for requests. Please try again in 2s.",
+    ]
+    seen = [classifier.classify(text) for text in texts]
+    assert [(v.code, v.rule, v.status, v.retry_after) for v in seen] == [
+        (E.RATE_LIMIT, "ratelimit.retry-hint", None, 2.0),
+        (E.RATE_LIMIT, "ratelimit.retry-hint", None, 20.0),
+        (E.RATE_LIMIT, "ratelimit.retry-hint", 429, 2.0),
+        (E.QUOTA_EXCEEDED, "policy.long-reset", None, 7200.0),
+        (E.RATE_LIMIT, "ratelimit.retry-hint", None, 2.0),
+    ]
+    assert seen[4] == seen[0]
+    assert classifier.explain(texts[3]).classification == seen[3]

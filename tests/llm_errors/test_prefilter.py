@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llm_errors import RULES
-from llm_errors._matcher import FLAGS
+from llm_errors._matcher import FLAGS, TextMatcher
 from llm_errors._prefilter import derive_triggers, text_tokens, translate
 
 
@@ -62,6 +62,36 @@ def test_underivable_patterns_fall_back_safely(pattern):
         assert all(sub in pattern.lower() for sub in triggers.substrings)
 
 
+@pytest.mark.parametrize(
+    ("pattern", "ways"),
+    [
+        pytest.param(
+            r"\bconnection (?:error|reset)\b",
+            {
+                ("connection", frozenset({"connection", "error"})),
+                ("connection", frozenset({"connection", "reset"})),
+            },
+            id="every-word-of-each-alternative",
+        ),
+        pytest.param(
+            r"\bstream(?: ended)?\b",
+            {("stream", frozenset({"stream"}))},
+            id="supersets-of-a-way-dropped",
+        ),
+        pytest.param(
+            r"(?:\bread|\bwrite) timeout\b",
+            {("read", frozenset({"read", "timeout"})), ("write", frozenset({"write", "timeout"}))},
+            id="anchor-per-way",
+        ),
+        pytest.param(r"status\W{1,3}429\b", {(None, frozenset({"429"}))}, id="unanchored"),
+        pytest.param(r"\bUND_ERR_\w+", set(), id="no-tokens-no-ways"),
+    ],
+)
+def test_ways(pattern, ways):
+    """A way is an expansion's start token and all the whole tokens it contains."""
+    assert set(derive_triggers(pattern).ways) == ways
+
+
 def test_every_builtin_rule_has_tokens_and_anchors():
     """No built-in rule turns the fast paths off."""
     for rule in RULES:
@@ -95,11 +125,47 @@ def test_ignorecase_equivalents_are_folded():
     assert b"invalid" in text_tokens("\u0130NVAL\u0130D")  # DOTTED CAPITAL I
 
 
-def _matching_rules(text):
-    return {i for i, rule in enumerate(RULES) if regex.search(rule.pattern, text, FLAGS)}
-
-
 FRAGMENTS = [example.text for rule in RULES for example in rule.examples]
+COMPILED = [
+    (rule, regex.compile(rule.pattern, FLAGS), derive_triggers(rule.pattern).ways) for rule in RULES
+]
+
+
+def _whole_tokens(text):
+    return {token.decode() for token in text_tokens(text)}
+
+
+@settings(deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(FRAGMENTS),
+            st.text(alphabet=" :=[]{}()\"'_-.,/abcdefghijklmnopqrstuvwxyz0123456789", max_size=20),
+            st.sampled_from(["\u212a", "\u017f", "\u0130", "\u2019", "\u00e9", "\n", "\t"]),
+        ),
+        max_size=4,
+    ),
+    st.sampled_from([str, str.upper, str.lower, str.swapcase]),
+)
+def test_every_match_goes_through_a_way(parts, case):
+    """Soundness of ways: each match starts at a way's anchor and holds all its tokens."""
+    text = case("".join(parts))
+    tokens = _whole_tokens(text)
+    translated = translate(text)
+    for rule, pattern, ways in COMPILED:
+        for found in pattern.finditer(text, overlapped=True):
+            start = translated[found.start() :].split(maxsplit=1)[:1]
+            assert any(
+                needed <= tokens and (anchor is None or [anchor.encode()] == start)
+                for anchor, needed in ways
+            ), (rule.id, found.group())
+
+
+MATCHER = TextMatcher(RULES)
+
+
+def _matching_rules(text):
+    return {i for i, (_, pattern, _) in enumerate(COMPILED) if pattern.search(text)}
 
 
 @settings(deadline=None)
@@ -117,7 +183,4 @@ FRAGMENTS = [example.text for rule in RULES for example in rule.examples]
 def test_candidates_never_miss_a_matching_rule(parts, case):
     """Soundness: every rule that matches a text is among its candidates."""
     text = case("".join(parts))
-    from llm_errors import Classifier
-
-    matcher = Classifier()._matcher
-    assert _matching_rules(text) <= set(matcher.candidates(text))
+    assert _matching_rules(text) <= set(MATCHER.candidates(text))

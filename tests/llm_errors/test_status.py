@@ -2,14 +2,18 @@
 
 import pytest
 import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from llm_errors import RULES, Layer, classify
 from llm_errors._matcher import FLAGS
+from llm_errors._prefilter import translate
 from llm_errors._status import (
     BODY_TYPES,
     STATUS_RULES,
     normalize_identifier,
     status_from_text,
+    status_in_tokens,
     status_rule,
 )
 
@@ -112,3 +116,66 @@ def test_normalize_identifier(raw, expected):
 def test_status_from_text(text, expected):
     """A 4xx/5xx counts only in a status context."""
     assert status_from_text(text) == expected
+
+
+def _status_tokens(text):
+    padded = b" " + translate(text) + b" "
+    return padded, {t for t in padded.split() if t.isdigit() and len(t) == 3 and t[:1] in b"45"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Error code: 429 - {...}",
+        "HTTP/1.1 503 Service Unavailable",
+        "HTTP/2 502",
+        "statusCode: 500",
+        "error_code=401 then error code  403",
+        "tokens=500 duration_ms=503 status: 404",
+        "code:    500",
+        "500 at the start, then code: 502",
+        "xstatus 429 and _status 503",
+    ],
+)
+def test_status_from_tokens_agrees_with_the_search(text):
+    """Reading statuses only where 3-digit tokens start finds what the full search finds."""
+    padded, numbers = _status_tokens(text)
+    assert status_in_tokens(text, padded, numbers) == status_from_text(text)
+
+
+_STATUS_PIECES = st.sampled_from(
+    [
+        "HTTP/1.1 ",
+        "HTTP ",
+        "http status ",
+        "status",
+        "Status_Code",
+        "error",
+        "response-code",
+        "code",
+        "tokens",
+        "2",
+        ": ",
+        " - ",
+        "=",
+        "   ",
+        ".",
+        ",5",
+        "429",
+        "503",
+        "404",
+        "599",
+        "200",
+        "x",
+        "\n",
+    ]
+)
+
+
+@settings(deadline=None)
+@given(st.lists(_STATUS_PIECES, max_size=12))
+def test_status_from_tokens_agrees_on_random_text(pieces):
+    """The token precheck never skips a number the status regex would accept."""
+    text = "".join(pieces)
+    padded, numbers = _status_tokens(text)
+    assert status_in_tokens(text, padded, numbers) == status_from_text(text)
