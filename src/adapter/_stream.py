@@ -258,24 +258,33 @@ def map_data(state: StreamState, data: bytes, *, now: float) -> list[AssistantMe
         error = malformed_chunk_error(exc, position=position, model=state.model.id)
         raise _failed(state, error, now) from exc
     if isinstance(chunk, tuple):
-        # The hot path, "more text": what map_chunk does with such a chunk, minus the
-        # model instances and the checks the shape has already passed.
-        chunk_id, text = chunk
+        # The hot path: a chunk that only adds text or reasoning (nearly all of them).
+        # What map_chunk does with such a chunk, minus the model instances and the
+        # checks the shape has already passed.
+        chunk_id, content = chunk
         state.chunks += 1
         message = state.message
         if chunk_id and message.responseId is None:
             message.responseId = chunk_id
-        if not text:
-            return []
-        block = state.open_block
-        if block.__class__ is TextContent:
-            values = block.__dict__  # _append(block, "text", text), inlined
-            grown: str = values.pop("text")
-            grown += text
-            values["text"] = grown
-            return [text_delta_event(state.open_index, text, message)]
-        events: list[AssistantMessageEvent] = []
-        _append_text(state, text, now, events)
+        if isinstance(content, str):
+            if not content:
+                return []
+            block = state.open_block
+            if block.__class__ is TextContent:
+                values = block.__dict__  # _append(block, "text", content), inlined
+                grown: str = values.pop("text")
+                grown += content
+                values["text"] = grown
+                return [text_delta_event(state.open_index, content, message)]
+            events: list[AssistantMessageEvent] = []
+            _append_text(state, content, now, events)
+            return events
+        events = []
+        for kind, text, signature in content:
+            if kind == "thinking":
+                _append_thinking(state, text, signature, now, events)
+            elif text:
+                _append_text(state, text, now, events)
         return events
     marker = chunk.object  # "chat.completion.chunk": the length test spares a lower()
     if chunk.error is not None or (

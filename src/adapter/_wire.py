@@ -72,6 +72,8 @@ __all__ = [
     "JsonSchema",
     "Message",
     "NamedToolChoice",
+    "PlainChunk",
+    "PlainPart",
     "Prediction",
     "PromptMode",
     "PromptTokensDetails",
@@ -82,7 +84,6 @@ __all__ = [
     "ResponseFormat",
     "SystemMessage",
     "TextChunk",
-    "TextDelta",
     "ThinkChunk",
     "ThinkPart",
     "Tool",
@@ -396,20 +397,26 @@ _validate_chunk_python = CompletionChunk.__pydantic_validator__.validate_python
 
 _ERROR_LENGTH = len("error")
 
-#: A plain text chunk as :func:`parse_chunk` returns it: ``(chunk id, text)``.
-TextDelta: TypeAlias = tuple[str, str]
+#: One part of a :data:`PlainChunk`'s content: ``("text", text, None)`` for a ``text``
+#: chunk, ``("thinking", text, signature)`` for a ``thinking`` chunk whose parts are all
+#: ``text`` (their texts joined).
+PlainPart: TypeAlias = tuple[Literal["text", "thinking"], str, str | None]
+#: A chunk that only adds text or reasoning, as :func:`parse_chunk` returns it:
+#: ``(chunk id, content)``, the content a string or a list of :data:`PlainPart`.
+PlainChunk: TypeAlias = tuple[str, str | list[PlainPart]]
 
 
-def parse_chunk(data: bytes | bytearray | str) -> TextDelta | CompletionChunk:
-    """Decode one ``data:`` payload: a :data:`TextDelta` for plain text, else the chunk.
+def parse_chunk(data: bytes | bytearray | str) -> PlainChunk | CompletionChunk:
+    """Decode one ``data:`` payload: a :data:`PlainChunk` when it only adds text.
 
-    A plain text chunk is a :class:`CompletionChunk` whose only choice has ``index`` 0,
-    a string ``delta.content`` (possibly empty), no ``tool_calls``, no
+    That is a :class:`CompletionChunk` whose only choice has ``index`` 0 and a
+    ``delta.content`` that is a string (possibly empty) or a list of ``text`` chunks
+    and ``thinking`` chunks made of ``text`` parts, with no ``tool_calls``, no
     ``finish_reason``, no ``usage``, no ``error`` and an ``object`` other than
-    ``"error"`` (in any case): the "more text" chunk, and Mistral's first chunk. For
-    it, the result is ``(id, text)``, exactly what :func:`parse_completion_chunk`
-    would give for those fields; every other payload gives the validated
-    :class:`CompletionChunk`.
+    ``"error"`` (in any case): nearly every chunk of a reply, Mistral's first one
+    included. For it, the result is ``(id, content)``, what
+    :func:`parse_completion_chunk` would give for those fields; any other payload gives
+    the validated :class:`CompletionChunk`.
 
     Raises:
         pydantic.ValidationError: as :func:`parse_completion_chunk` raises it, with
@@ -421,9 +428,9 @@ def parse_chunk(data: bytes | bytearray | str) -> TextDelta | CompletionChunk:
         value = _from_json(data)
     except ValueError:
         return parse_completion_chunk(data)  # raises the parse error as validation reports it
-    text = _text_delta(value)
-    if text is not None:
-        return text
+    plain = _plain_chunk(value)
+    if plain is not None:
+        return plain
     try:
         chunk: CompletionChunk = _validate_chunk_python(value)
     except ValidationError:
@@ -433,8 +440,8 @@ def parse_chunk(data: bytes | bytearray | str) -> TextDelta | CompletionChunk:
     return chunk
 
 
-def _text_delta(chunk: Any) -> TextDelta | None:
-    """``(id, text)`` if the decoded payload is a plain text chunk, else ``None``.
+def _plain_chunk(chunk: Any) -> PlainChunk | None:
+    """``(id, content)`` if the decoded payload is a :data:`PlainChunk`, else ``None``.
 
     The JSON parser is the one validation uses (same syntax, same strings, the last
     of duplicate keys wins), and each check admits only values that validation
@@ -487,13 +494,54 @@ def _text_delta(chunk: Any) -> TextDelta | None:
     ):
         return None
     content = delta.get("content")
-    if content.__class__ is not str:
-        return None
     if len(delta) > 1:  # the first chunk's role, or keys that validation ignores
         role = delta.get("role")
         if (role is not None and role.__class__ is not str) or delta.get("tool_calls") is not None:
             return None
-    return chunk_id, content
+    if content.__class__ is str:
+        return chunk_id, content
+    if content.__class__ is not list:
+        return None
+    parts: list[PlainPart] = []
+    for part in content:
+        if part.__class__ is not dict:
+            return None
+        kind = part.get("type")
+        if kind == "text":
+            text = part.get("text")
+            if text.__class__ is not str:
+                return None
+            parts.append(("text", text, None))
+        elif kind == "thinking":
+            thinking = _thinking_text(part)
+            if thinking is None:
+                return None
+            parts.append(thinking)
+        else:
+            return None
+    return chunk_id, parts
+
+
+def _thinking_text(part: dict[str, Any]) -> PlainPart | None:
+    """``("thinking", text, signature)`` for a thinking chunk of text parts only."""
+    inner = part.get("thinking")
+    signature = part.get("signature")
+    closed = part.get("closed")
+    if (
+        inner.__class__ is not list
+        or (signature is not None and signature.__class__ is not str)
+        or (closed is not None and closed.__class__ is not bool)
+    ):
+        return None
+    texts: list[str] = []
+    for piece in inner:
+        if piece.__class__ is not dict or piece.get("type") != "text":
+            return None
+        text = piece.get("text")
+        if text.__class__ is not str:
+            return None
+        texts.append(text)
+    return "thinking", "".join(texts), signature
 
 
 # --- request -------------------------------------------------------------------------

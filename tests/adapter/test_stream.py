@@ -845,6 +845,13 @@ def _delta_json(kind: str, text: str, call: int) -> dict[str, Any]:
         return {"content": [{"type": "text", "text": text}]}
     if kind == "thinking":
         return {"content": [{"type": "thinking", "thinking": [{"type": "text", "text": text}]}]}
+    if kind == "signed":
+        thinking = {"type": "thinking", "thinking": [], "signature": text, "closed": True}
+        return {"content": [thinking]}
+    if kind == "mixed":
+        pieces = [{"type": "text", "text": text}, {"type": "text", "text": "!"}]
+        thinking = {"type": "thinking", "thinking": pieces}
+        return {"content": [thinking, {"type": "text", "text": text}]}
     if kind == "reference":
         return {"content": [{"type": "reference", "reference_ids": [call]}]}
     function = {"name": f"f{call}", "arguments": f'{{"n": {call}}}'}
@@ -853,8 +860,8 @@ def _delta_json(kind: str, text: str, call: int) -> dict[str, Any]:
 
 @st.composite
 def _mixed_streams(draw: st.DrawFn) -> list[bytes]:
-    """Payloads of a stream: plain text chunks (the fast path) among every other kind."""
-    kinds = ["plain", "plain", "plain", "first", "typed", "thinking", "reference", "tool"]
+    """Payloads of a stream: text and thinking chunks (the fast path) among other kinds."""
+    kinds = ["plain", "plain", "first", "typed", "thinking", "signed", "mixed", "reference", "tool"]
     payloads = []
     for call, kind in enumerate(draw(st.lists(st.sampled_from(kinds), max_size=12))):
         chunk_json = {
@@ -868,8 +875,8 @@ def _mixed_streams(draw: st.DrawFn) -> list[bytes]:
 
 
 @given(_mixed_streams())
-def test_plain_text_fast_path_maps_like_the_general_path(payloads):
-    """``map_data`` (fast path for plain text) gives what ``map_chunk`` gives on parsed chunks."""
+def test_text_fast_path_maps_like_the_general_path(payloads):
+    """``map_data`` (fast path for text and thinking) gives what ``map_chunk`` gives."""
     fast, _ = start(model=MODEL, now=START)
     general, _ = start(model=MODEL, now=START)
     for now, payload in enumerate(payloads, START + 1):

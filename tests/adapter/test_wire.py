@@ -347,6 +347,14 @@ _TEXT = {"content": "tok "}
 _KINDS: tuple[dict[str, Any], ...] = (
     _TEXT,
     {"role": "assistant", "content": ""},
+    {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": ""}]},
+    {
+        "content": [
+            {"type": "thinking", "thinking": [{"type": "text", "text": "hm"}], "closed": False},
+            {"type": "text", "text": "b"},
+        ]
+    },
+    {"content": [{"type": "thinking", "thinking": [], "signature": "s"}]},
     {"content": [{"type": "text", "text": "a"}, {"type": "reference", "reference_ids": [0, "d"]}]},
     {
         "content": [
@@ -437,21 +445,36 @@ def _typed(value: Any) -> Any:
     return type(value).__name__, repr(value)
 
 
-def _is_plain(parsed: wire.CompletionChunk) -> bool:
-    """The shape ``parse_chunk`` returns as ``(id, text)``, read from the validated chunk."""
+def _as_plain(parsed: wire.CompletionChunk) -> wire.PlainChunk | None:
+    """What ``parse_chunk`` gives for this chunk if it only adds text, read from the model."""
     if len(parsed.choices) != 1:
-        return False
+        return None
     choice = parsed.choices[0]
     marker = parsed.object
-    return (
-        choice.index == 0
-        and isinstance(choice.delta.content, str)
-        and choice.delta.tool_calls is None
-        and choice.finish_reason is None
-        and parsed.usage is None
-        and parsed.error is None
-        and (marker is None or marker.lower() != "error")
-    )
+    if (
+        choice.index != 0
+        or choice.delta.tool_calls is not None
+        or choice.finish_reason is not None
+        or parsed.usage is not None
+        or parsed.error is not None
+        or (marker is not None and marker.lower() == "error")
+    ):
+        return None
+    content = choice.delta.content
+    if isinstance(content, str) or content is None:
+        return None if content is None else (parsed.id, content)
+    parts: list[wire.PlainPart] = []
+    for part in content:
+        if isinstance(part, wire.TextChunk):
+            parts.append(("text", part.text, None))
+        elif isinstance(part, wire.ThinkChunk) and all(
+            isinstance(inner, wire.TextChunk) for inner in part.thinking
+        ):
+            text = "".join(inner.text for inner in part.thinking)  # type: ignore[union-attr]
+            parts.append(("thinking", text, part.signature))
+        else:
+            return None
+    return parsed.id, parts
 
 
 def _outcome(parse: Any, payload: bytes) -> tuple[Any, str | None]:
@@ -468,8 +491,7 @@ def _agrees_with_validation(payload: bytes) -> object:
     got, errors = _outcome(wire.parse_chunk, payload)
     assert errors == expected_errors
     if isinstance(got, tuple):
-        assert _is_plain(expected)
-        assert got == (expected.id, expected.choices[0].delta.content)
+        assert got == _as_plain(expected)
     else:
         assert _typed(got) == _typed(expected)
     return got if errors is None else errors
@@ -481,16 +503,52 @@ def test_parse_chunk_agrees_with_validation(payload):
     _agrees_with_validation(payload)
 
 
+_TEXTS = st.text(max_size=8)
+
+
 @st.composite
-def _plain_payloads(draw: st.DrawFn) -> tuple[bytes, tuple[str, str]]:
-    """Well-formed text chunks: any id and text, the optional fields present or not."""
-    chunk_id, text = draw(st.text(max_size=12)), draw(st.text(max_size=20))
-    delta: dict[str, Any] = {"content": text}
+def _plain_content(draw: st.DrawFn) -> tuple[Any, str | list[wire.PlainPart]]:
+    """Content that only adds text: a string, or text and thinking chunks of text parts."""
+    if draw(st.booleans()):
+        text = draw(_TEXTS)
+        return text, text
+    wire_parts: list[dict[str, Any]] = []
+    parts: list[wire.PlainPart] = []
+    for _ in range(draw(st.integers(0, 3))):
+        if draw(st.booleans()):
+            text = draw(_TEXTS)
+            wire_parts.append({"type": "text", "text": text})
+            parts.append(("text", text, None))
+            continue
+        texts = draw(st.lists(_TEXTS, max_size=3))
+        thinking: dict[str, Any] = {
+            "type": "thinking",
+            "thinking": [{"type": "text", "text": text} for text in texts],
+        }
+        signature = draw(st.sampled_from([_ABSENT, None, "sig"]))
+        if signature is not _ABSENT:
+            thinking["signature"] = signature
+        closed = draw(st.sampled_from([_ABSENT, None, True, False]))
+        if closed is not _ABSENT:
+            thinking["closed"] = closed
+        wire_parts.append(thinking)
+        parts.append(("thinking", "".join(texts), None if signature is _ABSENT else signature))
+    return wire_parts, parts
+
+
+@st.composite
+def _plain_payloads(draw: st.DrawFn) -> tuple[bytes, wire.PlainChunk]:
+    """Well-formed chunks that only add text: any id and content, optional fields or not."""
+    chunk_id = draw(st.text(max_size=12))
+    wire_content, content = draw(_plain_content())
+    delta: dict[str, Any] = {"content": wire_content}
     chunk: dict[str, Any] = {"id": chunk_id, "model": "m"}
     optional = [
         (delta, "role", (None, "assistant")),
+        (delta, "tool_calls", (None,)),
         (chunk, "object", (None, "chat.completion.chunk")),
         (chunk, "created", (None, 1764258570)),
+        (chunk, "usage", (None,)),
         (chunk, "logprobs", (None, 1)),
     ]
     for target, key, values in optional:
@@ -499,12 +557,12 @@ def _plain_payloads(draw: st.DrawFn) -> tuple[bytes, tuple[str, str]]:
             target[key] = value
     chunk["choices"] = [{"index": 0, "delta": delta, "finish_reason": None}]
     payload = json.dumps(chunk, ensure_ascii=draw(st.booleans())).encode()
-    return payload, (chunk_id, text)
+    return payload, (chunk_id, content)
 
 
 @given(_plain_payloads())
-def test_parse_chunk_gives_plain_text_as_id_and_text(case):
-    """Well-formed text chunks (any id, any text, the first chunk's role) come as a pair."""
+def test_parse_chunk_gives_plain_chunks_as_id_and_content(case):
+    """Well-formed chunks that only add text or reasoning come as ``(id, content)``."""
     payload, expected = case
     assert _agrees_with_validation(payload) == expected
 
@@ -518,7 +576,27 @@ PLAIN = chunk('{"content":"a"}')
         pytest.param(chunk('{"content":"a"}', '"stop"'), id="finish-reason"),
         pytest.param(chunk('{"content":"a"}', extra=',"usage":{}'), id="usage"),
         pytest.param(chunk('{"content":"a"}', extra=',"error":false'), id="error-key"),
-        pytest.param(chunk('{"content":[{"type":"text","text":"a"}]}'), id="typed-text"),
+        pytest.param(chunk('{"content":[{"type":"reference","reference_ids":[1]}]}'), id="ref"),
+        pytest.param(
+            chunk(
+                '{"content":[{"type":"thinking","thinking":[{"type":"reference","reference_ids":[0]}]}]}'
+            ),
+            id="thinking-reference",
+        ),
+        pytest.param(
+            chunk('{"content":[{"type":"thinking","thinking":[],"closed":"true"}]}'),
+            id="str-closed",
+        ),
+        pytest.param(chunk('{"content":[{"type":"x","text":"a"}]}'), id="unknown-with-text"),
+        pytest.param(chunk('{"content":[{"text":"a"}]}'), id="untyped-with-text"),
+        pytest.param(
+            chunk('{"content":[{"type":"thinking","thinking":[{"type":"x","text":"a"}]}]}'),
+            id="thinking-unknown-with-text",
+        ),
+        pytest.param(
+            chunk('{"content":[{"type":"thinking","thinking":[{"text":"a"}]}]}'),
+            id="thinking-untyped-with-text",
+        ),
         pytest.param(chunk('{"content":"","tool_calls":[]}'), id="tool-calls"),
         pytest.param(chunk('{"content":null}'), id="null-content"),
         pytest.param(PLAIN.replace(b'"index":0', b'"index":1'), id="second-choice"),
