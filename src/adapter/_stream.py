@@ -17,6 +17,12 @@ when anything fails it calls :func:`fail` for the final ``error`` event::
         event = fail(state, exc, now=clock())  # never_raise: yield event instead
         raise
 
+:func:`map_data` parses with :func:`~adapter._wire.parse_chunk`: a chunk that only
+adds text or reasoning (nearly all of them) arrives as ``(id, content)`` and is mapped
+without building model instances, with the result :func:`map_chunk` gives for the
+parsed chunk (a property test checks it); every other chunk goes through
+:func:`map_chunk`.
+
 ``now`` is the wall clock in epoch milliseconds (pi's unit): the message
 ``timestamp`` is ``now`` at :func:`start`, ``ttft`` and ``duration`` are
 differences in milliseconds, ``completedAt`` is ``now`` at the end.

@@ -22,17 +22,20 @@ of the wrong type, a chunk that is not an object) is a :class:`pydantic.Validati
 from :func:`parse_completion_chunk` instead. The request-side union is closed: we only
 send the nine types.
 
-Parsing is one call per ``data:`` payload (:func:`parse_completion_chunk`, i.e.
-``CompletionChunk.model_validate_json`` on the raw bytes); see ``bench/chunk_parse.py``.
-The stream reads payloads with :func:`parse_chunk`, which is faster and gives the same
-answers. Nearly every chunk of a reply is "more text" (one choice whose
-``delta.content`` is a string); for that shape it returns just the chunk id and the
-text, decoded with pydantic's own JSON parser (``pydantic_core.from_json``) and checked
-by hand for exactly what validation would check, without building five model
-instances. Any other payload is validated from the decoded value, and anything that
-fails is validated again from the bytes, so errors are reported exactly as
-:func:`parse_completion_chunk` reports them (``tests/adapter/test_wire.py`` checks
-both on generated payloads).
+Parsing: :func:`parse_completion_chunk` is one call per ``data:`` payload
+(``CompletionChunk.model_validate_json`` on the raw bytes). The stream reads payloads
+with :func:`parse_chunk` instead, which gives the same answers faster
+(``bench/chunk_parse.py``). Nearly every chunk of a reply only adds text or reasoning
+(one choice whose ``delta.content`` is a string, or a list of ``text`` chunks and
+``thinking`` chunks made of ``text`` parts); for those it returns just the chunk id
+and the content (a :data:`PlainChunk`), decoded with pydantic's own JSON parser
+(``pydantic_core.from_json``) and checked by hand for exactly what validation would
+accept unchanged, without building the model instances. Any other payload is
+validated from the decoded value (no second parse), and one that fails is validated
+again from the bytes, so errors are reported exactly as
+:func:`parse_completion_chunk` reports them. ``tests/adapter/test_wire.py`` checks
+both claims on generated payloads, and ``tests/adapter/test_stream.py`` that the
+mapping is the same either way.
 
 .. versionadded:: 0.1.0
 """
