@@ -179,21 +179,21 @@ def stages(chunks: int, runs: int) -> None:
     def decode() -> None:
         decoder = SSEDecoder()
         for read in reads:
-            decoder.feed(read)
+            decoder.feed_data(read)
 
     def decode_parse() -> None:
         decoder = SSEDecoder()
         for read in reads:
-            for sse in decoder.feed(read):
-                if sse.data_bytes != b"[DONE]":
-                    parse_chunk(sse.data_bytes)
+            for data in decoder.feed_data(read):
+                if data != b"[DONE]":
+                    parse_chunk(data)
 
     def decode_map() -> None:
         decoder = SSEDecoder()
         state, _ = start(model=model, now=0)
         for read in reads:
-            for sse in decoder.feed(read):
-                map_data(state, sse.data_bytes, now=1)
+            for data in decoder.feed_data(read):
+                map_data(state, data, now=1)
 
     def client_core() -> None:
         call = settings.prepare(MODEL, CONTEXT, None)
@@ -205,8 +205,8 @@ def stages(chunks: int, runs: int) -> None:
 
     steps = [
         ("raw: httpx line decoding + json.loads", raw_lines),
-        ("ours: SSE decoding (adapter._sse)", decode),
-        ("  + parsing (adapter._wire)", decode_parse),
+        ("ours: SSE decoding (SSEDecoder.feed_data)", decode),
+        ("  + parsing (adapter._wire.parse_chunk)", decode_parse),
         ("  + mapping to events (adapter._stream)", decode_map),
         ("  + the client's core (adapter._client)", client_core),
     ]
