@@ -4,10 +4,17 @@ Most log lines are not errors, and a big alternation costs the regex engine time
 at every character. So each rule's pattern is analysed once for *trigger tokens*:
 words that every match of the pattern must contain as a whole token, where a
 token is a maximal run of ``[a-z0-9_]`` (ASCII word characters) in the lower-cased
-text. A line whose
-tokens meet no trigger cannot match any rule, and the classifier answers without
-running a regex at all; otherwise only the rules whose triggers it contains are
-matched, still as one combined pattern.
+text. A line whose tokens meet no trigger cannot match any rule, and the
+classifier answers without running a regex at all; otherwise only the rules whose
+triggers it contains are matched, still as one combined pattern. The finer
+*ways* (one per expansion: the token its matches start with and all the tokens it
+holds) narrow that further: a rule is tried only through a way whose tokens the
+line holds, only where that way's anchor starts.
+
+Any text is tokenised the same way, one byte per character so that offsets carry
+over: a non-ASCII character is a separator, except the few that IGNORECASE
+equates with an ASCII letter (the Kelvin sign, the long s, the dotted and dotless
+i), which are folded first.
 
 The analysis walks the pattern's parse tree (the standard library's ``re``
 parser, which reads the syntax our rules use), expands literal alternatives, and
