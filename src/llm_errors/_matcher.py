@@ -190,7 +190,8 @@ class TextMatcher:
     def match(self, text: str) -> TextMatch | None:
         """The first rule in table order that matches ``text``, or ``None``."""
         translated = (
-            text.encode("ascii").translate(TOKEN_TABLE) if text.isascii() else translate(text)
+            # ASCII text: its UTF-8 bytes are the same, and the default codec needs no lookup
+            text.encode().translate(TOKEN_TABLE) if text.isascii() else translate(text)
         )
         tokens = translated.split()
         if self._exact and self.tokens.isdisjoint(tokens):

@@ -258,7 +258,7 @@ def translate(text: str) -> bytes:
     a regex could match them as part of a token.
     """
     if text.isascii():  # O(1) in CPython: the common case costs one copy and one translate
-        return text.encode("ascii").translate(TOKEN_TABLE)
+        return text.encode().translate(TOKEN_TABLE)  # the same bytes as ASCII, no codec lookup
     if any(ch in text for ch in _FOLD_CHARS):
         text = text.translate(_FOLD_TO_ASCII)
     return text.encode("ascii", "replace").translate(TOKEN_TABLE)

@@ -97,7 +97,13 @@ def retry_after_from_text(text: str) -> float | None:
     low = text.lower()
     if "retry" not in low and "try again" not in low and "reset" not in low:
         return None  # cheap test first: the regex scan costs more than these lookups
-    for hint in _HINT.finditer(text):
+    # Every hint starts with "try", "retry" or "reset": scan from the first of them,
+    # not from the start of the line (the scan costs per character). Offsets in the
+    # lower-cased text are the text's own only for ASCII text.
+    try_at, reset_at = low.find("try"), low.find("reset")
+    starts = [at for at in (max(try_at - 2, 0) if try_at >= 0 else -1, reset_at) if at >= 0]
+    first = min(starts, default=0) if text.isascii() else 0
+    for hint in _HINT.finditer(text, first):
         seconds = parse_duration(text[hint.end() :])
         if seconds is not None:
             return seconds

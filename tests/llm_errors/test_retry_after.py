@@ -3,9 +3,11 @@
 import email.utils
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from llm_errors import parse_retry_after
-from llm_errors._retry_after import parse_duration, retry_after_from_text
+from llm_errors._retry_after import _HINT, parse_duration, retry_after_from_text
 
 NOW = 1_700_000_000.0
 
@@ -106,3 +108,61 @@ def test_parse_duration(text, expected):
 def test_retry_after_from_text(text, expected):
     """Providers' "try again in ..." hints become seconds."""
     assert retry_after_from_text(text) == (pytest.approx(expected) if expected else None)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("try again in 5s, the window resets daily", 5.0, id="try-at-start"),
+        pytest.param("xretry in 5s", None, id="no-boundary-before"),
+        pytest.param("reset in 3 minutes; retry in 9s", 180.0, id="first-hint-wins"),
+        pytest.param("please Try\tagain in 2s or retry after 4s", 2.0, id="tab-between-words"),
+        pytest.param("entry 7: retry_delay: 12s", 12.0, id="retry-delay"),
+        pytest.param("d\u00e9j\u00e0 vu: retry in 1.5s", 1.5, id="non-ascii"),
+    ],
+)
+def test_wait_hints_are_found_wherever_they_start(text, expected):
+    """The scan starts at the first possible hint word and still finds the first hint."""
+    assert retry_after_from_text(text) == expected
+
+
+_HINT_PIECES = st.sampled_from(
+    [
+        "try",
+        "re",
+        "retry",
+        "reset",
+        "resets",
+        "again",
+        "_delay",
+        "delay",
+        " ",
+        "\t",
+        "x",
+        "in",
+        "after",
+        "5s",
+        "2 minutes",
+        "1h",
+        ":",
+        "\u0130",
+        "\u00e9",
+        "TRY",
+        "Again",
+    ]
+)
+
+
+@settings(deadline=None)
+@given(st.lists(_HINT_PIECES, max_size=12))
+def test_wait_hint_scan_start_changes_nothing(pieces):
+    """Starting the scan at the first possible hint word finds what a full scan finds."""
+    text = "".join(pieces)
+    low = text.lower()
+    expected = None
+    if "retry" in low or "try again" in low or "reset" in low:
+        for hint in _HINT.finditer(text):
+            expected = parse_duration(text[hint.end() :])
+            if expected is not None:
+                break
+    assert retry_after_from_text(text) == expected
