@@ -398,8 +398,6 @@ def parse_completion_chunk(data: bytes | bytearray | str) -> CompletionChunk:
 _validate_chunk_json = CompletionChunk.__pydantic_validator__.validate_json
 _validate_chunk_python = CompletionChunk.__pydantic_validator__.validate_python
 
-_ERROR_LENGTH = len("error")
-
 #: One part of a :data:`PlainChunk`'s content: ``("text", text, None)`` for a ``text``
 #: chunk, ``("thinking", text, signature)`` for a ``thinking`` chunk whose parts are all
 #: ``text`` (their texts joined).
@@ -458,39 +456,29 @@ def _plain_chunk(chunk: Any) -> PlainChunk | None:
         return None
     try:
         chunk_id = chunk["id"]
-        choices = chunk["choices"]
         model = chunk["model"]
-    except KeyError:
+        # Of the JSON values, only a one-item list unpacks to one object (a dict
+        # unpacks to its key, a string to its character); the dict check follows.
+        (choice,) = chunk["choices"]
+        index = choice["index"]
+        delta = choice["delta"]
+    except (KeyError, TypeError, ValueError):
         return None
     marker = chunk.get("object")
     created = chunk.get("created")
     if (
         chunk_id.__class__ is not str
         or model.__class__ is not str
-        or choices.__class__ is not list
-        or len(choices) != 1
+        or choice.__class__ is not dict
         or (created is not None and created.__class__ is not int)
         or (
             marker is not None
-            and (
-                marker.__class__ is not str
-                or (len(marker) == _ERROR_LENGTH and marker.lower() == "error")
-            )
+            and marker != "chat.completion.chunk"  # the usual value: no case folding
+            and (marker.__class__ is not str or marker.lower() == "error")
         )
         or ("usage" in chunk and chunk["usage"] is not None)
         or ("error" in chunk and chunk["error"] is not None)
-    ):
-        return None
-    choice = choices[0]
-    if choice.__class__ is not dict:
-        return None
-    try:
-        index = choice["index"]
-        delta = choice["delta"]
-    except KeyError:
-        return None
-    if (
-        index != 0
+        or index != 0
         or index.__class__ is not int
         or delta.__class__ is not dict
         or choice.get("finish_reason") is not None
