@@ -247,13 +247,21 @@ def _describe(prefix: str, kind: str | None, code: str | None, text: str | None)
 def _classified(
     message: str,
     *,
-    evidence: dict[str, Any],
     status: int | None,
+    kind: str | None,
+    code: str | None,
     model: str | None,
     request_id: str | None,
     body: object,
+    headers: Mapping[str, str] | None = None,
 ) -> LlmError:
-    """Ask the classifier for the code and build the matching typed error."""
+    """Ask the classifier for the code and build the matching typed error.
+
+    The evidence is what the classifier reads best: the status, the provider's
+    ``type``/``code``, the headers (``Retry-After``) and our bounded message.
+    """
+    fields = {"status": status, "headers": headers, "type": kind, "code": code}
+    evidence = {"message": message} | {k: v for k, v in fields.items() if v is not None}
     verdict = classify(evidence)
     return error_class_for(verdict.code)(
         message,
@@ -291,15 +299,12 @@ def error_from_response(
     if request_id is None:
         request_id = _wire_text(fields.get("request_id"))
     message = _describe(f"Mistral HTTP {status} {_status_phrase(status)}", kind, code, extracted)
-    evidence: dict[str, Any] = {"status": status, "headers": lowered, "message": message}
-    if kind is not None:
-        evidence["type"] = kind
-    if code is not None:
-        evidence["code"] = code
     return _classified(
         message,
-        evidence=evidence,
         status=status,
+        kind=kind,
+        code=code,
+        headers=lowered,
         model=model,
         request_id=request_id,
         body=_scrub(parsed) if parsed is not None else (text or None),
@@ -328,17 +333,11 @@ def error_from_payload(
     )
     where = f" at chunk {position}" if position is not None else ""
     message = _describe(f"Mistral stream error{where}", kind, code, _message_of(payload))
-    evidence: dict[str, Any] = {"message": message}
-    if status is not None:
-        evidence["status"] = status
-    if kind is not None:
-        evidence["type"] = kind
-    if code is not None:
-        evidence["code"] = code
     return _classified(
         message,
-        evidence=evidence,
         status=status,
+        kind=kind,
+        code=code,
         model=model,
         request_id=_wire_text(fields.get("request_id")),
         body=_scrub(payload),
