@@ -227,17 +227,36 @@ def server():
         srv.close()
 
 
+def _read_request(conn):
+    """Read the whole request (headers and body), so closing never resets the socket.
+
+    Closing with unread bytes in the receive buffer sends a RST, which the client
+    would see as a reset instead of the clean hang-up a test means to show.
+    """
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += conn.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        (int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+         if line.lower().startswith(b"content-length:")),
+        0,
+    )  # fmt: skip
+    while len(body) < length:
+        body += conn.recv(65536)
+
+
 def _hang_up(conn, stop):
-    conn.recv(65536)
+    _read_request(conn)
 
 
 def _stall(conn, stop):
-    conn.recv(65536)
+    _read_request(conn)
     stop.wait(5)
 
 
 def _drop_mid_body(conn, stop):
-    conn.recv(65536)
+    _read_request(conn)
     conn.sendall(
         b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
         b'transfer-encoding: chunked\r\n\r\n10\r\ndata: {"id": 1}\n\r\n'
@@ -245,7 +264,7 @@ def _drop_mid_body(conn, stop):
 
 
 def _status_429(conn, stop):
-    conn.recv(65536)
+    _read_request(conn)
     body = b'{"error": {"type": "insufficient_quota", "message": "You exceeded your quota"}}'
     conn.sendall(
         b"HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\n"
