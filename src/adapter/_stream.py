@@ -342,13 +342,9 @@ def map_chunk(
         return []
     for choice in choices:
         if choice.index != 0:
-            raise _failed(
+            raise _protocol_failure(
                 state,
-                protocol_error(
-                    f"choice index {choice.index}: only one choice (index 0) is supported",
-                    position=state.chunks,
-                    model=state.model.id,
-                ),
+                f"choice index {choice.index}: only one choice (index 0) is supported",
                 now,
             )
         content = choice.delta.content
@@ -468,6 +464,11 @@ def _failed(state: StreamState, error: LlmError, now: float) -> LlmError:
     """Apply :func:`fail` and return the error, for ``raise _failed(...)``."""
     fail(state, error, now=now)
     return error
+
+
+def _protocol_failure(state: StreamState, what: str, now: float) -> LlmError:
+    """A wire shape we cannot follow, at the current chunk: failed and returned for ``raise``."""
+    return _failed(state, protocol_error(what, position=state.chunks, model=state.model.id), now)
 
 
 def _inband_error(state: StreamState, data: bytes, position: int) -> LlmError | None:
@@ -660,14 +661,10 @@ def _map_tool_call(
         index = _open_block(state, tool, now, events)
         events.append(AssistantToolCallStartEvent(contentIndex=index, partial=message))
     elif tool is not state.open_block:
-        raise _failed(
+        raise _protocol_failure(
             state,
-            protocol_error(
-                f"a fragment of tool call index {call.index} arrived after the call was "
-                "closed (interleaved tool calls are not supported)",
-                position=state.chunks,
-                model=state.model.id,
-            ),
+            f"a fragment of tool call index {call.index} arrived after the call was "
+            "closed (interleaved tool calls are not supported)",
             now,
         )
     else:
@@ -678,13 +675,9 @@ def _map_tool_call(
         if name and not tool.call.name:
             tool.call.name = name
         elif name and name != tool.call.name:
-            raise _failed(
+            raise _protocol_failure(
                 state,
-                protocol_error(
-                    f"tool call index {call.index} changed its function name",
-                    position=state.chunks,
-                    model=state.model.id,
-                ),
+                f"tool call index {call.index} changed its function name",
                 now,
             )
     arguments = call.function.arguments
@@ -737,25 +730,17 @@ def _close(state: StreamState, now: float, events: list[AssistantMessageEvent]) 
     else:
         call = block.call
         if not call.name:
-            raise _failed(
+            raise _protocol_failure(
                 state,
-                protocol_error(
-                    f"tool call index {block.index} has no function name",
-                    position=state.chunks,
-                    model=state.model.id,
-                ),
+                f"tool call index {block.index} has no function name",
                 now,
             )
         parsed = _parse_arguments(state, block)
         if isinstance(parsed, str):
-            raise _failed(
+            raise _protocol_failure(
                 state,
-                protocol_error(
-                    f"the arguments of tool call {quote_name(call.name)} "
-                    f"(index {block.index}) {parsed}",
-                    position=state.chunks,
-                    model=state.model.id,
-                ),
+                f"the arguments of tool call {quote_name(call.name)} "
+                f"(index {block.index}) {parsed}",
                 now,
             )
         call.arguments = parsed
