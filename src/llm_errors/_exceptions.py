@@ -66,114 +66,56 @@ _PY = "https://docs.python.org/3/library/exceptions.html"
 #: these types can only exist once its module is, so identities are resolved from
 #: ``sys.modules`` as modules appear (importing asyncio and ssl up front would double
 #: the import time of ``llm_errors``).
-_STDLIB: Final[tuple[tuple[str, str, ExceptionRule], ...]] = (
-    (
-        "builtins",
-        "TimeoutError",
-        ExceptionRule("builtins.TimeoutError", _TO, "A stdlib timeout.", _PY),
+_STDLIB: Final[tuple[ExceptionRule, ...]] = (
+    ExceptionRule("builtins.TimeoutError", _TO, "A stdlib timeout.", _PY),
+    ExceptionRule("builtins.ConnectionResetError", _T, "The peer reset the socket.", _PY),
+    ExceptionRule("builtins.ConnectionRefusedError", _T, "Nobody listens there.", _PY),
+    ExceptionRule("builtins.ConnectionAbortedError", _T, "The socket was aborted.", _PY),
+    ExceptionRule("builtins.BrokenPipeError", _T, "Writing to a closed socket.", _PY),
+    ExceptionRule("builtins.ConnectionError", _T, "Base of the connection errors.", _PY, "generic"),
+    ExceptionRule(
+        "socket.gaierror",
+        _T,
+        "DNS resolution failed.",
+        "https://docs.python.org/3/library/socket.html#socket.gaierror",
     ),
-    (
-        "builtins",
-        "ConnectionResetError",
-        ExceptionRule("builtins.ConnectionResetError", _T, "The peer reset the socket.", _PY),
+    ExceptionRule(
+        "socket.herror",
+        _T,
+        "Host address lookup failed.",
+        "https://docs.python.org/3/library/socket.html#socket.herror",
     ),
-    (
-        "builtins",
-        "ConnectionRefusedError",
-        ExceptionRule("builtins.ConnectionRefusedError", _T, "Nobody listens there.", _PY),
+    ExceptionRule(
+        "ssl.SSLError",
+        _T,
+        "The TLS layer failed (handshake, certificate, EOF).",
+        "https://docs.python.org/3/library/ssl.html#ssl.SSLError",
     ),
-    (
-        "builtins",
-        "ConnectionAbortedError",
-        ExceptionRule("builtins.ConnectionAbortedError", _T, "The socket was aborted.", _PY),
+    ExceptionRule(
+        "http.client.IncompleteRead",
+        _T,
+        "The body ended before Content-Length.",
+        "https://docs.python.org/3/library/http.client.html#http.client.IncompleteRead",
     ),
-    (
-        "builtins",
-        "BrokenPipeError",
-        ExceptionRule("builtins.BrokenPipeError", _T, "Writing to a closed socket.", _PY),
+    ExceptionRule(
+        "asyncio.IncompleteReadError",
+        _T,
+        "The stream hit EOF before the expected bytes.",
+        "https://docs.python.org/3/library/asyncio-exceptions.html",
     ),
-    (
-        "builtins",
-        "ConnectionError",
-        ExceptionRule(
-            "builtins.ConnectionError", _T, "Base of the connection errors.", _PY, "generic"
-        ),
+    ExceptionRule(
+        "asyncio.CancelledError",
+        _AB,
+        "The task was cancelled by its caller.",
+        "https://docs.python.org/3/library/asyncio-exceptions.html",
     ),
-    (
-        "socket",
-        "gaierror",
-        ExceptionRule(
-            "socket.gaierror",
-            _T,
-            "DNS resolution failed.",
-            "https://docs.python.org/3/library/socket.html#socket.gaierror",
-        ),
+    ExceptionRule(
+        "concurrent.futures.CancelledError",
+        _AB,
+        "The future was cancelled.",
+        "https://docs.python.org/3/library/concurrent.futures.html",
     ),
-    (
-        "socket",
-        "herror",
-        ExceptionRule(
-            "socket.herror",
-            _T,
-            "Host address lookup failed.",
-            "https://docs.python.org/3/library/socket.html#socket.herror",
-        ),
-    ),
-    (
-        "ssl",
-        "SSLError",
-        ExceptionRule(
-            "ssl.SSLError",
-            _T,
-            "The TLS layer failed (handshake, certificate, EOF).",
-            "https://docs.python.org/3/library/ssl.html#ssl.SSLError",
-        ),
-    ),
-    (
-        "http.client",
-        "IncompleteRead",
-        ExceptionRule(
-            "http.client.IncompleteRead",
-            _T,
-            "The body ended before Content-Length.",
-            "https://docs.python.org/3/library/http.client.html#http.client.IncompleteRead",
-        ),
-    ),
-    (
-        "asyncio",
-        "IncompleteReadError",
-        ExceptionRule(
-            "asyncio.IncompleteReadError",
-            _T,
-            "The stream hit EOF before the expected bytes.",
-            "https://docs.python.org/3/library/asyncio-exceptions.html",
-        ),
-    ),
-    (
-        "asyncio",
-        "CancelledError",
-        ExceptionRule(
-            "asyncio.CancelledError",
-            _AB,
-            "The task was cancelled by its caller.",
-            "https://docs.python.org/3/library/asyncio-exceptions.html",
-        ),
-    ),
-    (
-        "concurrent.futures",
-        "CancelledError",
-        ExceptionRule(
-            "concurrent.futures.CancelledError",
-            _AB,
-            "The future was cancelled.",
-            "https://docs.python.org/3/library/concurrent.futures.html",
-        ),
-    ),
-    (
-        "builtins",
-        "KeyboardInterrupt",
-        ExceptionRule("builtins.KeyboardInterrupt", _AB, "The user interrupted.", _PY),
-    ),
+    ExceptionRule("builtins.KeyboardInterrupt", _AB, "The user interrupted.", _PY),
 )
 
 _HTTPX_DOCS = "https://www.python-httpx.org/exceptions/"
@@ -462,11 +404,18 @@ _NAMED: Final[tuple[ExceptionRule, ...]] = (
 
 #: Every row, for documentation and for the test that exercises each of them.
 EXCEPTION_RULES: Final[tuple[ExceptionRule, ...]] = (
-    *(row for _, _, row in _STDLIB),
+    *_STDLIB,
     *_NAMED,
 )
 
-_STDLIB_MODULES: Final = tuple(dict.fromkeys(module for module, _, _ in _STDLIB))
+
+def _location(row: ExceptionRule) -> tuple[str, str]:
+    """The module and attribute a standard-library row's class lives at, from its name."""
+    module, _, attribute = row.name.rpartition(".")
+    return module, attribute
+
+
+_STDLIB_MODULES: Final = tuple(dict.fromkeys(_location(row)[0] for row in _STDLIB))
 _by_type: dict[type, ExceptionRule] = {}
 _resolved: tuple[bool, ...] = ()
 
@@ -477,7 +426,8 @@ def stdlib_types() -> dict[type, ExceptionRule]:
     loaded = tuple(module in sys.modules for module in _STDLIB_MODULES)
     if loaded != _resolved:
         table: dict[type, ExceptionRule] = {}
-        for module, attribute, row in _STDLIB:
+        for row in _STDLIB:
+            module, attribute = _location(row)
             cls = getattr(sys.modules.get(module), attribute, None)
             if isinstance(cls, type):
                 table.setdefault(cls, row)
