@@ -42,7 +42,13 @@ import httpx
 
 from adapter._catalog import get_model
 from adapter._context import Context, StreamOptions
-from adapter._errors import PROVIDER, error_from_payload, error_from_response, partial_of
+from adapter._errors import (
+    PROVIDER,
+    error_from_payload,
+    error_from_response,
+    is_error_object,
+    partial_of,
+)
 from adapter._events import AssistantErrorEvent, AssistantMessageEvent
 from adapter._model import ModelInfo
 from adapter._request import chat_completions_url, request_headers, to_wire
@@ -547,10 +553,8 @@ class Call:
                 payload = json.loads(body)
             except ValueError:
                 payload = None
-        if isinstance(payload, dict):
-            marker = payload.get("object")
-            if payload.get("error") or (isinstance(marker, str) and marker.lower() == "error"):
-                return error_from_payload(payload, model=self.model.id)
+        if is_error_object(payload):
+            return error_from_payload(payload, model=self.model.id)
         shown = repr(redact(content_type)[:60]) if content_type else "none"
         return ProviderError(
             f"Mistral answered HTTP 200 with Content-Type {shown} instead of an event "

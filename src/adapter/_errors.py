@@ -62,6 +62,7 @@ __all__ = [
     "bounded_name",
     "error_from_payload",
     "error_from_response",
+    "is_error_object",
     "malformed_chunk_error",
     "partial_of",
     "protocol_error",
@@ -309,6 +310,18 @@ def error_from_response(
         request_id=request_id,
         body=_scrub(parsed) if parsed is not None else (text or None),
     )
+
+
+def is_error_object(payload: object) -> bool:
+    """Whether a decoded ``data:`` object (or a 200 JSON body) is an error, not a chunk.
+
+    Mistral's own shape says ``"object": "error"`` (seen as ``"Error"`` too); an
+    OpenAI-style envelope carries a non-empty ``error``.
+    """
+    if not isinstance(payload, Mapping):
+        return False
+    marker = payload.get("object")
+    return bool(payload.get("error")) or (isinstance(marker, str) and marker.lower() == "error")
 
 
 def error_from_payload(

@@ -105,6 +105,7 @@ from adapter._errors import (
     attach_partial,
     bounded_name,
     error_from_payload,
+    is_error_object,
     malformed_chunk_error,
     partial_of,
     protocol_error,
@@ -477,10 +478,7 @@ def _inband_error(state: StreamState, data: bytes, position: int) -> LlmError | 
         payload = json.loads(data)
     except ValueError:
         return None
-    if not isinstance(payload, dict):
-        return None
-    marker = payload.get("object")
-    if payload.get("error") or (isinstance(marker, str) and marker.lower() == "error"):
+    if is_error_object(payload):
         return error_from_payload(payload, model=state.model.id, position=position)
     return None
 
