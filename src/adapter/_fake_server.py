@@ -13,6 +13,7 @@ idle keep-alive threads return, and the handler threads are joined.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import http.server
 import json
@@ -51,6 +52,15 @@ DEFAULT_SCENARIO: Scenario = text_reply("Hello", " from the fake", " Mistral ser
 
 _CHAT_PATH = "/chat/completions"
 _MAX_LINE = 65_536
+_DRAIN_TIMEOUT = 2.0
+
+try:  # POSIX only: how many sent bytes the peer has not acknowledged yet
+    import fcntl
+    import termios
+
+    _OUTQ: int | None = termios.TIOCOUTQ
+except ImportError:  # pragma: no cover - Windows
+    _OUTQ = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,11 +155,33 @@ def _abort(handler: _Handler, *, reset: bool) -> None:
     connection = handler.connection
     try:
         if reset:
+            _drain(connection)
             connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         handler.rfile.close()  # drop the file's reference so close() closes the socket now
         connection.close()
     except OSError:
         pass  # already shut down by close()
+
+
+def _drain(connection: socket.socket, timeout: float = _DRAIN_TIMEOUT) -> None:
+    """Wait until the peer has acknowledged everything sent, or ``timeout`` passes.
+
+    A close with ``SO_LINGER`` zero discards data still in the send queue, so an RST
+    sent right after the last write could swallow chunks the scenario says were
+    delivered. On platforms without ``TIOCOUTQ`` this returns at once.
+    """
+    if _OUTQ is None:
+        return
+    pending = array.array("i", [0])
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            fcntl.ioctl(connection, _OUTQ, pending)
+        except OSError:
+            return  # not supported for sockets here: nothing to wait for
+        if not pending[0]:
+            return
+        time.sleep(0.001)
 
 
 def _read_body(handler: _Handler) -> bytes:
