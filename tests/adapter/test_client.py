@@ -561,6 +561,22 @@ def test_mid_stream_drop_is_transport_and_not_retried(flavour, reset):
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
+def test_reset_after_a_large_body_loses_no_delivered_chunk(flavour):
+    """A reset sent while megabytes are still in flight: every chunk before it arrives.
+
+    The fake waits for the peer to acknowledge its writes before the RST; otherwise the
+    kernel discards the unsent tail and the client sees fewer chunks than were written.
+    """
+    count = 10_000
+    dropped = Stream([role_chunk(), Repeat(text_chunk("x" * 100), count), Drop(reset=True)])
+    with FakeMistral(dropped, default=None) as fake:
+        outcome = run(flavour, fake.url)
+    assert isinstance(outcome.error, TransportError)
+    assert f"after {count + 1} chunks" in str(outcome.error)
+    assert partial_of(outcome.error).content == [TextContent(text="x" * 100 * count)]
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
 @pytest.mark.parametrize(
     "stream",
     [
