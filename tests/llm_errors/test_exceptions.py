@@ -296,7 +296,7 @@ def test_read_timeout_is_timeout(server):
     httpx = pytest.importorskip("httpx")
     url = server(_stall)
     with pytest.raises(httpx.ReadTimeout) as info:
-        httpx.post(url, json={}, timeout=0.2)
+        httpx.post(url, json={}, timeout=httpx.Timeout(5.0, read=0.2))
     assert classify(info.value).code is E.TIMEOUT
 
 
