@@ -725,7 +725,7 @@ def test_many_sequential_connections(fake):
 
 def test_concurrent_connections():
     """Several clients stream at once, each on its own connection and thread."""
-    with FakeMistral(default=Stream([text_chunk("a"), Pause(0.5), text_chunk("b")])) as server:
+    with FakeMistral(default=Stream([text_chunk("a"), Pause(1.5), text_chunk("b")])) as server:
         results: list[int] = []
 
         def one_client():
