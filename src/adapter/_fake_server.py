@@ -163,8 +163,8 @@ def _abort(handler: _Handler, *, reset: bool) -> None:
         pass  # already shut down by close()
 
 
-def _drain(connection: socket.socket, timeout: float = _DRAIN_TIMEOUT) -> None:
-    """Wait until the peer has acknowledged everything sent, or ``timeout`` passes.
+def _drain(connection: socket.socket) -> None:
+    """Wait until the peer has acknowledged everything sent, at most ``_DRAIN_TIMEOUT`` s.
 
     A close with ``SO_LINGER`` zero discards data still in the send queue, so an RST
     sent right after the last write could swallow chunks the scenario says were
@@ -173,7 +173,7 @@ def _drain(connection: socket.socket, timeout: float = _DRAIN_TIMEOUT) -> None:
     if _OUTQ is None:
         return
     pending = array.array("i", [0])
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + _DRAIN_TIMEOUT
     while time.monotonic() < deadline:
         try:
             fcntl.ioctl(connection, _OUTQ, pending)
