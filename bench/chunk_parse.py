@@ -1,4 +1,4 @@
-"""Per-chunk parse cost: ``adapter._wire`` against the ``mistralai`` SDK and ``json.loads``.
+"""Per-chunk parse cost: ``adapter._mistral.wire`` against the ``mistralai`` SDK and ``json.loads``.
 
 All three parse the same ``data:`` payloads of a realistic Mistral stream (a role
 chunk, text deltas, a reasoning stream with ``thinking`` chunk lists, a tool call and
@@ -37,9 +37,9 @@ from mistralai.client import models
 from mistralai.client.utils.serializers import unmarshal_json
 from mistralai.client.utils.unmarshal_json_response import unmarshal_json_response
 
-from adapter import AssistantMessage, AssistantTextDeltaEvent, Usage, UsageCost
-from adapter._events import text_delta_event
-from adapter._wire import CompletionChunk, parse_chunk, parse_completion_chunk
+from adapter._mistral.wire import CompletionChunk, parse_chunk, parse_completion_chunk
+from adapter.pi import AssistantMessage, AssistantTextDeltaEvent, Usage, UsageCost
+from adapter.pi._events import text_delta_event
 
 HEAD = {
     "id": "59060ef9339a4112b2c9e57e3ee6199d",

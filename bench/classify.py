@@ -34,8 +34,8 @@ from collections.abc import Callable, Sequence
 import regex
 
 from llm_errors import RULES, Classifier, ErrorCode
-from llm_errors._matcher import FLAGS
-from llm_errors._prefilter import TOKEN_TABLE, text_tokens
+from llm_errors._match.matcher import FLAGS
+from llm_errors._match.prefilter import TOKEN_TABLE, text_tokens
 
 _LEVELS = ("INFO", "INFO", "INFO", "DEBUG", "WARN")
 _LOGGERS = ("app.api", "app.worker", "app.sched", "llm.client", "http.access", "cache")

@@ -46,13 +46,14 @@ import httpx
 from httpx._decoders import LineDecoder, TextDecoder  # raw's own line decoding, in memory
 from mistralai.client import Mistral
 
-from adapter import Context, UserMessage
-from adapter._async_client import MistralAdapter
-from adapter._client import Settings
+from adapter import Context
+from adapter._mistral.async_client import MistralAdapter
+from adapter._mistral.client import Settings
+from adapter._mistral.stream import map_data, start
+from adapter._mistral.sync_client import MistralAdapterSync
+from adapter._mistral.wire import parse_chunk
 from adapter._sse import SSEDecoder
-from adapter._stream import map_data, start
-from adapter._sync_client import MistralAdapterSync
-from adapter._wire import parse_chunk
+from adapter.pi import UserMessage
 from adapter.testing import FakeMistralProcess, big_stream
 
 MODEL = "mistral-small-latest"
@@ -210,9 +211,9 @@ def stages(chunks: int, runs: int) -> None:
     steps = [
         ("raw: httpx line decoding + json.loads", raw_lines),
         ("ours: SSE decoding (SSEDecoder.feed_data)", decode),
-        ("  + parsing (adapter._wire.parse_chunk)", decode_parse),
-        ("  + mapping to events (adapter._stream)", decode_map),
-        ("  + the client's core (adapter._client)", client_core),
+        ("  + parsing (adapter._mistral.wire.parse_chunk)", decode_parse),
+        ("  + mapping to events (adapter._mistral.stream)", decode_map),
+        ("  + the client's core (adapter._mistral.client)", client_core),
     ]
     samples: dict[str, list[float]] = {label: [] for label, _ in steps}
     for _ in range(runs):

@@ -1,33 +1,24 @@
-"""A Mistral chat-completions streaming adapter onto the pi content model."""
+"""A Mistral chat-completions streaming adapter onto the pi content model.
 
-from adapter._async_client import MistralAdapter
-from adapter._catalog import (
+This package holds the client surface: the adapters, their options, their errors and
+the model catalog. The content model the adapter speaks (messages, content blocks,
+streaming events, the model descriptor) lives in :mod:`adapter.pi`; the fake Mistral
+server to test against lives in :mod:`adapter.testing`.
+"""
+
+from adapter._mistral.async_client import MistralAdapter
+from adapter._mistral.catalog import (
     CATALOG_DATE,
     UnknownModelError,
     calculate_cost,
     get_model,
     list_models,
 )
-from adapter._client import MissingApiKeyError, Timeouts
-from adapter._content import (
-    ASSISTANT_CONTENT_ADAPTER,
-    USER_CONTENT_ADAPTER,
-    AnthropicServerToolContent,
-    AssistantContent,
-    Attribution,
-    FallbackContent,
-    ImageContent,
-    MessageContent,
-    RedactedThinkingContent,
-    StopReason,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    Usage,
-    UsageCost,
-    UserContent,
-)
-from adapter._context import (
+from adapter._mistral.client import MissingApiKeyError, Timeouts
+from adapter._mistral.errors import UnmappableChunkError, partial_of
+from adapter._mistral.request import InvalidTranscriptError, UnsupportedContentError
+from adapter._mistral.sync_client import MistralAdapterSync
+from adapter.pi._context import (
     Context,
     ForcedTool,
     JsonSchemaFormat,
@@ -35,126 +26,25 @@ from adapter._context import (
     Tool,
     ToolChoice,
 )
-from adapter._errors import UnmappableChunkError, partial_of
-from adapter._events import (
-    ASSISTANT_MESSAGE_EVENT_ADAPTER,
-    AssistantDoneEvent,
-    AssistantErrorEvent,
-    AssistantImageEndEvent,
-    AssistantMessageEvent,
-    AssistantStartEvent,
-    AssistantTextDeltaEvent,
-    AssistantTextEndEvent,
-    AssistantTextStartEvent,
-    AssistantThinkingDeltaEvent,
-    AssistantThinkingEndEvent,
-    AssistantThinkingStartEvent,
-    AssistantToolCallDeltaEvent,
-    AssistantToolCallEndEvent,
-    AssistantToolCallStartEvent,
-    parse_assistant_message_event,
-)
-from adapter._messages import (
-    AGENT_MESSAGE_ADAPTER,
-    AgentMessage,
-    AssistantMessage,
-    BashExecutionMessage,
-    BranchSummaryMessage,
-    CompactionSummaryMessage,
-    CustomMessage,
-    DeveloperMessage,
-    FileMentionItem,
-    FileMentionMessage,
-    HookMessage,
-    ParentIrc,
-    PythonExecutionMessage,
-    ToolResultMessage,
-    UserMessage,
-    parse_agent_message,
-)
-from adapter._model import (
-    ConfiguredThinkingLevel,
-    Effort,
-    ModelCost,
-    ModelInfo,
-    ThinkingConfig,
-    ThinkingLevel,
-)
-from adapter._request import InvalidTranscriptError, UnsupportedContentError
-from adapter._sync_client import MistralAdapterSync
 
 __all__ = [
-    "AGENT_MESSAGE_ADAPTER",
-    "ASSISTANT_CONTENT_ADAPTER",
-    "ASSISTANT_MESSAGE_EVENT_ADAPTER",
     "CATALOG_DATE",
-    "USER_CONTENT_ADAPTER",
-    "AgentMessage",
-    "AnthropicServerToolContent",
-    "AssistantContent",
-    "AssistantDoneEvent",
-    "AssistantErrorEvent",
-    "AssistantImageEndEvent",
-    "AssistantMessage",
-    "AssistantMessageEvent",
-    "AssistantStartEvent",
-    "AssistantTextDeltaEvent",
-    "AssistantTextEndEvent",
-    "AssistantTextStartEvent",
-    "AssistantThinkingDeltaEvent",
-    "AssistantThinkingEndEvent",
-    "AssistantThinkingStartEvent",
-    "AssistantToolCallDeltaEvent",
-    "AssistantToolCallEndEvent",
-    "AssistantToolCallStartEvent",
-    "Attribution",
-    "BashExecutionMessage",
-    "BranchSummaryMessage",
-    "CompactionSummaryMessage",
-    "ConfiguredThinkingLevel",
     "Context",
-    "CustomMessage",
-    "DeveloperMessage",
-    "Effort",
-    "FallbackContent",
-    "FileMentionItem",
-    "FileMentionMessage",
     "ForcedTool",
-    "HookMessage",
-    "ImageContent",
     "InvalidTranscriptError",
     "JsonSchemaFormat",
-    "MessageContent",
     "MissingApiKeyError",
     "MistralAdapter",
     "MistralAdapterSync",
-    "ModelCost",
-    "ModelInfo",
-    "ParentIrc",
-    "PythonExecutionMessage",
-    "RedactedThinkingContent",
-    "StopReason",
     "StreamOptions",
-    "TextContent",
-    "ThinkingConfig",
-    "ThinkingContent",
-    "ThinkingLevel",
     "Timeouts",
     "Tool",
-    "ToolCall",
     "ToolChoice",
-    "ToolResultMessage",
     "UnknownModelError",
     "UnmappableChunkError",
     "UnsupportedContentError",
-    "Usage",
-    "UsageCost",
-    "UserContent",
-    "UserMessage",
     "calculate_cost",
     "get_model",
     "list_models",
-    "parse_agent_message",
-    "parse_assistant_message_event",
     "partial_of",
 ]

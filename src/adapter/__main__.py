@@ -25,13 +25,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from adapter._client import API_KEY_ENV, DEFAULT_BASE_URL
-from adapter._content import TextContent
-from adapter._context import Context, StreamOptions, Tool
-from adapter._errors import partial_of
-from adapter._events import AssistantMessageEvent
-from adapter._messages import AssistantMessage, UserMessage
-from adapter._sync_client import MistralAdapterSync
+from adapter._mistral.client import API_KEY_ENV, DEFAULT_BASE_URL
+from adapter._mistral.errors import partial_of
+from adapter._mistral.sync_client import MistralAdapterSync
+from adapter.pi._content import TextContent
+from adapter.pi._context import Context, StreamOptions, Tool
+from adapter.pi._events import AssistantMessageEvent
+from adapter.pi._messages import AssistantMessage, UserMessage
 from adapter.testing import (
     Drop,
     FakeMistral,

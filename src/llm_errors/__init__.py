@@ -2,9 +2,9 @@
 
 from llm_errors._classification import Classification, Layer
 from llm_errors._classify import Classifier, Explanation, classify, explain
-from llm_errors._patterns import RULES, Example, Rule
 from llm_errors._redact import redact
 from llm_errors._retry_after import parse_retry_after
+from llm_errors._rules.patterns import RULES, Example, Rule
 from llm_errors._taxonomy import (
     DEFAULT_RETRYABLE_CODES,
     AbortedError,

@@ -1,5 +1,5 @@
 """``python -m llm_errors``: the ``llm-errors`` command line."""
 
-from llm_errors._cli import main
+from llm_errors.logs._cli import main
 
 raise SystemExit(main())

@@ -33,12 +33,12 @@ from typing import Final
 
 from llm_errors._classification import Classification, Layer
 from llm_errors._evidence import Evidence, gather_mapping, gather_object, walk_exceptions
-from llm_errors._exceptions import ExceptionRule, lookup_errno, lookup_exception
-from llm_errors._matcher import TextMatch, TextMatcher
-from llm_errors._patterns import RULES, Rule
+from llm_errors._match.matcher import TextMatch, TextMatcher
 from llm_errors._redact import redact
 from llm_errors._retry_after import parse_retry_after, retry_after_from_text
-from llm_errors._status import BODY_TYPES, normalize_identifier, status_from_text, status_rule
+from llm_errors._rules.exceptions import ExceptionRule, lookup_errno, lookup_exception
+from llm_errors._rules.patterns import RULES, Rule
+from llm_errors._rules.status import BODY_TYPES, normalize_identifier, status_from_text, status_rule
 from llm_errors._taxonomy import DEFAULT_RETRYABLE_CODES, ErrorCode, LlmError
 
 __all__ = ["POLICIES", "Classifier", "Explanation", "classify", "explain"]
@@ -443,7 +443,7 @@ class Classifier:
 
 @functools.cache
 def _exception_rows() -> Mapping[str, ExceptionRule]:
-    from llm_errors._exceptions import ERRNO_RULES, EXCEPTION_RULES  # noqa: PLC0415
+    from llm_errors._rules.exceptions import ERRNO_RULES, EXCEPTION_RULES  # noqa: PLC0415
 
     return {row.id: row for row in (*EXCEPTION_RULES, *ERRNO_RULES.values())}
 

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from llm_errors._exceptions import qualified_names
 from llm_errors._retry_after import parse_duration
+from llm_errors._rules.exceptions import qualified_names
 
 __all__ = ["Evidence", "gather_mapping", "gather_object", "walk_exceptions"]
 

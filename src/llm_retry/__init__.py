@@ -8,7 +8,7 @@ strategies, a shared :class:`RetryBudget` against retry storms, and a testing mo
 
 from llm_retry._attempts import Attempt, Attempts
 from llm_retry._budget import RetryBudget
-from llm_retry._events import RetryEvent, RetryInfo, StopReason, log_retry, retry_info
+from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, log_retry, retry_info
 from llm_retry._policy import RetryPolicy, retry_llm
 from llm_retry._stats import RetryStats
 from llm_retry._strategies import (
@@ -21,13 +21,13 @@ from llm_retry._testing import RetryRecorder, instant_retries
 __all__ = [
     "Attempt",
     "Attempts",
+    "GiveUpReason",
     "RetryBudget",
     "RetryEvent",
     "RetryInfo",
     "RetryPolicy",
     "RetryRecorder",
     "RetryStats",
-    "StopReason",
     "instant_retries",
     "log_retry",
     "retry_if_code",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import tenacity as _t
 
 from llm_errors import Classification
-from llm_retry._events import RetryEvent, RetryInfo, StopReason, annotate
+from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, annotate
 from llm_retry._strategies import is_retryable, planned_wait, server_wait
 from llm_retry._testing import active_recorder
 
@@ -46,7 +46,7 @@ class Call:
         self._start = policy.clock()
         self._skipped = 0.0
         self._last: tuple[BaseException, Classification] | None = None
-        self._stop: tuple[StopReason, str] | None = None
+        self._stop: tuple[GiveUpReason, str] | None = None
         self.attempts = 0
         self.waited = 0.0
         policy.stats.record_call()
@@ -103,10 +103,10 @@ class Call:
         if policy.respect_retry_after:
             server = server_wait(self.classify(_failure(retry_state)))
         if retry_state.attempt_number >= policy.max_attempts:
-            self._stop = (StopReason.MAX_ATTEMPTS, f"max_attempts={policy.max_attempts} reached")
+            self._stop = (GiveUpReason.MAX_ATTEMPTS, f"max_attempts={policy.max_attempts} reached")
         elif server is not None and server > policy.max_retry_after:
             self._stop = (
-                StopReason.RETRY_AFTER_TOO_LONG,
+                GiveUpReason.RETRY_AFTER_TOO_LONG,
                 (
                     f"the server asked to wait {server:g}s, "
                     f"above max_retry_after={policy.max_retry_after:g}s"
@@ -114,7 +114,7 @@ class Call:
             )
         elif self.elapsed() + sleep > policy.deadline:
             self._stop = (
-                StopReason.DEADLINE,
+                GiveUpReason.DEADLINE,
                 (
                     f"the next wait of {sleep:.2f}s would end after the deadline "
                     f"({policy.deadline:g}s)"
@@ -122,7 +122,7 @@ class Call:
             )
         elif policy.budget is not None and not policy.budget.try_spend():
             self._stop = (
-                StopReason.BUDGET_EXHAUSTED,
+                GiveUpReason.BUDGET_EXHAUSTED,
                 (
                     "the shared retry budget is exhausted (many calls are failing), "
                     "so this one was not retried"
@@ -212,7 +212,7 @@ class Call:
         code = self.classify(error).code
         if delivered:
             reason, detail = (
-                StopReason.STREAM_STARTED,
+                GiveUpReason.STREAM_STARTED,
                 (
                     f"the stream failed after {delivered} item(s) reached the caller; "
                     "a restart would duplicate them"
@@ -221,7 +221,7 @@ class Call:
         elif self._stop is not None:
             reason, detail = self._stop
         else:
-            reason, detail = StopReason.NOT_RETRYABLE, f"{code} is not retried by this policy"
+            reason, detail = GiveUpReason.NOT_RETRYABLE, f"{code} is not retried by this policy"
         self._policy.stats.record_give_up(code, reason)
         info = RetryInfo(
             code=code,

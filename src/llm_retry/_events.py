@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from llm_errors import Classification, ErrorCode
 
-__all__ = ["RetryEvent", "RetryInfo", "StopReason", "annotate", "log_retry", "retry_info"]
+__all__ = ["GiveUpReason", "RetryEvent", "RetryInfo", "annotate", "log_retry", "retry_info"]
 
 #: The logger the default ``on_retry`` hook writes to.
 logger = logging.getLogger("llm_retry")
@@ -23,7 +23,7 @@ logger = logging.getLogger("llm_retry")
 _INFO_ATTRIBUTE = "llm_retry_info"
 
 
-class StopReason(enum.StrEnum):
+class GiveUpReason(enum.StrEnum):
     """Why a call stopped retrying and raised its error."""
 
     NOT_RETRYABLE = "not_retryable"
@@ -82,7 +82,7 @@ class RetryInfo:
     """
 
     code: ErrorCode
-    reason: StopReason
+    reason: GiveUpReason
     attempts: int
     waited: float
     elapsed: float

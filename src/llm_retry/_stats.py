@@ -6,7 +6,7 @@ import threading
 from collections import Counter
 
 from llm_errors import ErrorCode
-from llm_retry._events import StopReason
+from llm_retry._events import GiveUpReason
 
 __all__ = ["RetryStats"]
 
@@ -40,7 +40,7 @@ class RetryStats:
         self._successes = 0
         self._total_sleep = 0.0
         self._give_ups: Counter[ErrorCode] = Counter()
-        self._give_up_reasons: Counter[StopReason] = Counter()
+        self._give_up_reasons: Counter[GiveUpReason] = Counter()
 
     @property
     def calls(self) -> int:
@@ -79,7 +79,7 @@ class RetryStats:
             return dict(self._give_ups)
 
     @property
-    def give_up_reasons(self) -> dict[StopReason, int]:
+    def give_up_reasons(self) -> dict[GiveUpReason, int]:
         """Calls that ended in an error, by why retrying stopped (a copy)."""
         with self._lock:
             return dict(self._give_up_reasons)
@@ -105,7 +105,7 @@ class RetryStats:
         with self._lock:
             self._successes += 1
 
-    def record_give_up(self, code: ErrorCode, reason: StopReason) -> None:
+    def record_give_up(self, code: ErrorCode, reason: GiveUpReason) -> None:
         """Count a call that ended in an error."""
         with self._lock:
             self._give_ups[code] += 1

@@ -5,7 +5,7 @@ import asyncio
 import pytest
 
 from llm_errors import AuthError, ServerError
-from llm_retry import Attempts, StopReason, retry_info
+from llm_retry import Attempts, GiveUpReason, retry_info
 
 
 def test_sync_loop_retries_the_block(make_policy, script, clock):
@@ -68,7 +68,7 @@ def test_loop_give_up_is_annotated(make_policy, script):
     with pytest.raises(ServerError) as info:
         ask()
     meta = retry_info(info.value)
-    assert (meta.reason, meta.attempts) == (StopReason.MAX_ATTEMPTS, 2)
+    assert (meta.reason, meta.attempts) == (GiveUpReason.MAX_ATTEMPTS, 2)
 
 
 def test_async_loop_give_up_is_annotated(make_policy, script):
@@ -82,7 +82,7 @@ def test_async_loop_give_up_is_annotated(make_policy, script):
 
     with pytest.raises(AuthError) as info:
         asyncio.run(main())
-    assert retry_info(info.value).reason is StopReason.NOT_RETRYABLE
+    assert retry_info(info.value).reason is GiveUpReason.NOT_RETRYABLE
     assert backend.calls == 1
 
 

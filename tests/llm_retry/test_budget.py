@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from llm_errors import ServerError
-from llm_retry import RetryBudget, RetryPolicy, StopReason, retry_info
+from llm_retry import GiveUpReason, RetryBudget, RetryPolicy, retry_info
 
 
 def test_spend_until_empty_then_refill():
@@ -69,7 +69,7 @@ def test_empty_budget_propagates_at_once_with_a_note(make_policy, script, clock)
         make_policy(budget=budget).wrap(backend)()
     assert backend.calls == 1
     assert clock.sleeps == []
-    assert retry_info(info.value).reason is StopReason.BUDGET_EXHAUSTED
+    assert retry_info(info.value).reason is GiveUpReason.BUDGET_EXHAUSTED
     assert "retry budget is exhausted" in info.value.__notes__[0]
 
 
@@ -124,7 +124,7 @@ def test_budget_bounds_amplification_under_concurrency(llm_retry_testing):
     drained_attempts, drained_calls = storm(policy, callers=50, calls_each=4)
     assert drained_attempts / drained_calls == 1.0
     assert policy.stats.retries == 10
-    assert policy.stats.give_up_reasons[StopReason.BUDGET_EXHAUSTED] >= 400 - 10
+    assert policy.stats.give_up_reasons[GiveUpReason.BUDGET_EXHAUSTED] >= 400 - 10
 
 
 def test_budget_shared_by_threads(llm_retry_testing):

@@ -21,7 +21,7 @@ from llm_errors import (
     ServerError,
     TransportError,
 )
-from llm_retry import RetryPolicy, StopReason, instant_retries, retry_info
+from llm_retry import GiveUpReason, RetryPolicy, instant_retries, retry_info
 from llm_retry._strategies import backoff_ceiling
 
 
@@ -67,7 +67,7 @@ def test_retry_after_above_cap_stops_at_once(make_policy, script, clock):
     assert info.value is error
     assert clock.sleeps == []
     assert backend.calls == 1
-    assert retry_info(error).reason is StopReason.RETRY_AFTER_TOO_LONG
+    assert retry_info(error).reason is GiveUpReason.RETRY_AFTER_TOO_LONG
     assert "61s" in retry_info(error).detail
 
 
@@ -80,7 +80,7 @@ def test_wait_crossing_the_deadline_is_never_started(make_policy, script, clock)
     assert clock.sleeps == [8.0, 8.0]
     assert backend.calls == 3
     meta = retry_info(info.value)
-    assert meta.reason is StopReason.DEADLINE
+    assert meta.reason is GiveUpReason.DEADLINE
     assert meta.attempts == 3
     assert meta.waited == 16.0
     assert meta.elapsed == 19.0
@@ -100,7 +100,7 @@ def test_max_attempts_stops_with_the_last_error(make_policy, script, clock):
         make_policy(max_attempts=3).wrap(backend)()
     meta = retry_info(info.value)
     assert (meta.reason, meta.attempts, meta.waited, meta.code) == (
-        StopReason.MAX_ATTEMPTS,
+        GiveUpReason.MAX_ATTEMPTS,
         3,
         3.0,
         ErrorCode.TIMEOUT,
@@ -130,7 +130,7 @@ def test_non_retryable_errors_raise_at_once(make_policy, script, clock, error):
     assert info.value is error
     assert backend.calls == 1
     assert clock.sleeps == []
-    assert retry_info(error).reason is StopReason.NOT_RETRYABLE
+    assert retry_info(error).reason is GiveUpReason.NOT_RETRYABLE
 
 
 @pytest.mark.parametrize(
@@ -323,7 +323,7 @@ def test_infinite_deadline_never_stops_on_time(make_policy, script, clock):
     with pytest.raises(RateLimitError) as info:
         make_policy(deadline=math.inf, max_attempts=5).wrap(backend)()
     assert clock.sleeps == [50.0] * 4
-    assert retry_info(info.value).reason is StopReason.MAX_ATTEMPTS
+    assert retry_info(info.value).reason is GiveUpReason.MAX_ATTEMPTS
 
 
 class FakeResponse:
@@ -381,14 +381,14 @@ def test_retry_after_headers_from_sdk_errors(*, make_policy, script, clock, head
 @pytest.mark.parametrize(
     ("headers", "settings", "reason"),
     [
-        pytest.param({"Retry-After": "120"}, {}, StopReason.RETRY_AFTER_TOO_LONG, id="over-cap"),
+        pytest.param({"Retry-After": "120"}, {}, GiveUpReason.RETRY_AFTER_TOO_LONG, id="over-cap"),
         pytest.param(
-            {"retry-after-ms": "61000"}, {}, StopReason.RETRY_AFTER_TOO_LONG, id="ms-over-cap"
+            {"retry-after-ms": "61000"}, {}, GiveUpReason.RETRY_AFTER_TOO_LONG, id="ms-over-cap"
         ),
         pytest.param(
             {"Retry-After": 100},
             {"max_retry_after": 300.0},
-            StopReason.DEADLINE,
+            GiveUpReason.DEADLINE,
             id="date-past-deadline",
         ),
     ],

@@ -7,7 +7,7 @@ import pytest
 import tenacity
 
 from llm_errors import AuthError, ServerError, TransportError
-from llm_retry import RetryBudget, StopReason, retry_info, retry_llm
+from llm_retry import GiveUpReason, RetryBudget, retry_info, retry_llm
 
 
 class Stream:
@@ -97,9 +97,9 @@ def test_sync_stream_never_retried_after_first_item(make_policy, clock):
     assert backend.opened == 1
     assert clock.sleeps == []
     meta = retry_info(error)
-    assert (meta.reason, meta.items_delivered, meta.attempts) == (StopReason.STREAM_STARTED, 2, 1)
+    assert (meta.reason, meta.items_delivered, meta.attempts) == (GiveUpReason.STREAM_STARTED, 2, 1)
     assert "after 2 item(s)" in error.__notes__[0]
-    assert policy.stats.give_up_reasons == {StopReason.STREAM_STARTED: 1}
+    assert policy.stats.give_up_reasons == {GiveUpReason.STREAM_STARTED: 1}
 
 
 def test_sync_stream_give_up_before_first_item(make_policy):
@@ -108,7 +108,7 @@ def test_sync_stream_give_up_before_first_item(make_policy):
     with pytest.raises(AuthError) as info:
         list(make_policy().wrap(backend.sync)())
     meta = retry_info(info.value)
-    assert (meta.reason, meta.items_delivered) == (StopReason.NOT_RETRYABLE, 0)
+    assert (meta.reason, meta.items_delivered) == (GiveUpReason.NOT_RETRYABLE, 0)
 
 
 def test_sync_stream_delegates_send_throw_and_close(make_policy):
@@ -202,7 +202,7 @@ def test_async_stream_give_up_before_first_item(make_policy):
     with pytest.raises(ServerError) as info:
         asyncio.run(collect(make_policy(max_attempts=2).wrap(backend.asynchronous)()))
     meta = retry_info(info.value)
-    assert (meta.reason, meta.attempts, meta.items_delivered) == (StopReason.MAX_ATTEMPTS, 2, 0)
+    assert (meta.reason, meta.attempts, meta.items_delivered) == (GiveUpReason.MAX_ATTEMPTS, 2, 0)
 
 
 def test_first_item_refills_the_budget(make_policy):

@@ -5,7 +5,7 @@ import asyncio
 import pytest
 
 from llm_errors import RateLimitError, ServerError
-from llm_retry import RetryPolicy, StopReason, instant_retries, retry_info
+from llm_retry import GiveUpReason, RetryPolicy, instant_retries, retry_info
 
 
 def never_sleep(seconds):
@@ -49,7 +49,7 @@ def test_skipped_waits_still_count_towards_the_deadline(script):
     with instant_retries() as recorder, pytest.raises(RateLimitError) as info:
         policy(max_attempts=10).wrap(backend)()
     assert recorder.sleeps == [40.0, 40.0]
-    assert retry_info(info.value).reason is StopReason.DEADLINE
+    assert retry_info(info.value).reason is GiveUpReason.DEADLINE
 
 
 def test_blocks_nest_and_restore(script):

@@ -8,22 +8,24 @@ from collections.abc import AsyncGenerator, Generator
 from typing import assert_type
 
 from adapter import (
-    AssistantMessage,
-    AssistantMessageEvent,
     Context,
     MistralAdapter,
     MistralAdapterSync,
-    ModelInfo,
     StreamOptions,
     Timeouts,
     Tool,
+    calculate_cost,
+    get_model,
+    partial_of,
+)
+from adapter.pi import (
+    AssistantMessage,
+    AssistantMessageEvent,
+    ModelInfo,
     Usage,
     UsageCost,
     UserMessage,
-    calculate_cost,
-    get_model,
     parse_agent_message,
-    partial_of,
 )
 from llm_errors import LlmError
 from llm_retry import RetryPolicy

@@ -133,7 +133,7 @@ with llm_retry.instant_retries() as recorder:
 info = llm_retry.retry_info(RateLimitError("slow"))
 if info is not None:
     assert_type(info.attempts, int)
-    assert_type(info.reason, llm_retry.StopReason)
+    assert_type(info.reason, llm_retry.GiveUpReason)
     assert_type(info.items_delivered, int | None)
 
 assert_type(policy.stats.give_ups, dict[ErrorCode, int])

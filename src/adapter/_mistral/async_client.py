@@ -1,0 +1,225 @@
+"""``MistralAdapter``: the asyncio I/O shell around :mod:`adapter._mistral.client`.
+
+The same shape as :mod:`adapter._mistral.sync_client`, line for line, with ``await``; the
+only addition is the total deadline, which cancels a read in progress with
+``asyncio.timeout`` (scoped to one read: a timeout scope must never span a
+``yield`` of an async generator).
+
+Cancellation: a cancelled task marks the message ``aborted`` (the events you
+already hold show it, and ``partial_of`` finds it on the ``CancelledError``) and
+the ``CancelledError`` propagates unchanged, as asyncio requires. It is never
+turned into an ``AbortedError`` or an ``error`` event, not even with
+``never_raise``: swallowing a cancellation breaks ``asyncio.timeout``,
+``TaskGroup`` and shutdown.
+
+.. versionadded:: 0.1.0
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from types import TracebackType
+from typing import Self
+
+import httpx
+
+from adapter._mistral.client import (
+    ABORTS,
+    DEFAULT_BASE_URL,
+    DRAIN_LIMIT,
+    BoundedBody,
+    Call,
+    ModelRef,
+    Settings,
+    Timeouts,
+)
+from adapter.pi._context import Context, StreamOptions
+from adapter.pi._events import AssistantMessageEvent
+from adapter.pi._messages import AssistantMessage
+from llm_errors import LlmError
+from llm_retry import RetryPolicy
+
+__all__ = ["MistralAdapter"]
+
+Events = AsyncGenerator[AssistantMessageEvent, None]
+
+
+class MistralAdapter:
+    """Stream Mistral chat completions as pi assistant events (asyncio).
+
+    Arguments and behaviour as :class:`~adapter.MistralAdapterSync`, with an
+    ``httpx.AsyncClient`` for ``client``, :meth:`aclose` and ``async with``.
+
+    Example::
+
+        async with MistralAdapter() as mistral:
+            async with contextlib.aclosing(mistral.stream(model, context)) as events:
+                async for event in events:
+                    ...
+
+    ``aclosing`` releases the connection at once when you leave the loop early;
+    without it, asyncio closes the abandoned stream a moment later.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __slots__ = ("_attempts", "_client", "_owns_client", "_settings")
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str = DEFAULT_BASE_URL,
+        timeouts: Timeouts | None = None,
+        client: httpx.AsyncClient | None = None,
+        headers: Mapping[str, str] | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self._settings = settings = Settings(
+            api_key=api_key, base_url=base_url, timeouts=timeouts, headers=headers, retry=retry
+        )
+        if client is not None and not isinstance(client, httpx.AsyncClient):
+            raise TypeError(f"client must be an httpx.AsyncClient, not {type(client).__name__}")
+        self._owns_client = client is None
+        self._client = client if client is not None else httpx.AsyncClient(timeout=settings.timeout)
+        self._attempts = self._attempt if retry is None else retry.wrap(self._attempt)
+
+    def __repr__(self) -> str:
+        return self._settings.describe(type(self))
+
+    def stream(
+        self, model: ModelRef, context: Context, options: StreamOptions | None = None
+    ) -> Events:
+        """Stream one reply: ``start``, the block events, then ``done`` (or ``error``).
+
+        See :meth:`MistralAdapterSync.stream <adapter.MistralAdapterSync.stream>`;
+        not a coroutine: it returns the async generator, and a bad ``model``,
+        ``context`` or ``options`` raises at once.
+
+        .. versionadded:: 0.1.0
+        """
+        call = self._settings.prepare(model, context, options)
+        events = self._attempts(call)
+        return self._never_raise(call, events) if call.never_raise else events
+
+    async def complete(
+        self, model: ModelRef, context: Context, options: StreamOptions | None = None
+    ) -> AssistantMessage:
+        """Consume :meth:`stream` and return the final message.
+
+        That is the ``done`` message, or with ``never_raise`` the ``error`` message.
+
+        .. versionadded:: 0.1.0
+        """
+        call = self._settings.prepare(model, context, options)
+        events = self._attempts(call)
+        async with contextlib.aclosing(
+            self._never_raise(call, events) if call.never_raise else events
+        ) as stream:
+            async for _ in stream:
+                pass
+        assert call.state is not None  # noqa: S101 - the stream ran
+        return call.state.message
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if the adapter created it (a passed-in one stays open)."""
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # --- the I/O shell ----------------------------------------------------------------
+
+    @staticmethod
+    async def _never_raise(call: Call, events: Events) -> Events:
+        try:
+            async for event in events:
+                yield event
+        except LlmError as error:
+            yield call.error_event(error)
+        finally:
+            await events.aclose()
+
+    async def _attempt(self, call: Call) -> Events:
+        """One request: retried as a whole (by ``retry``) until it yields ``start``."""
+        call.begin()
+        response = None
+        try:
+            request = self._client.build_request(
+                "POST", call.url, content=call.body, headers=call.headers, timeout=call.timeout
+            )
+            async with asyncio.timeout(call.remaining()):
+                response = await self._client.send(request, stream=True)
+            if call.rejects(response.status_code, response.headers):
+                raise call.response_error(
+                    response.status_code,
+                    response.headers,
+                    await _read_body(response, call.remaining()),
+                )
+            for event in call.opened():
+                yield event
+            reads = response.aiter_bytes()
+            while (chunk := await _read(reads, call.remaining())) is not None:
+                for event in call.feed(chunk):
+                    yield event
+                if call.ended:
+                    break
+            else:
+                for event in call.end():
+                    yield event
+                return
+            await _drain(reads, call.remaining())
+        except LlmError as error:
+            call.fail(error)
+            raise
+        except httpx.HTTPError as exc:
+            raise call.translate(exc) from exc
+        except TimeoutError as exc:  # asyncio.timeout: the total deadline
+            raise call.total_timeout() from exc
+        except ABORTS as reason:
+            call.abort(reason)
+            raise
+        finally:
+            if response is not None:
+                await response.aclose()
+
+
+async def _read(reads: AsyncIterator[bytes], remaining: float | None) -> bytes | None:
+    """The next read of the body (``None`` at its end), within the total deadline."""
+    if remaining is None:
+        return await anext(reads, None)
+    async with asyncio.timeout(remaining):
+        return await anext(reads, None)
+
+
+async def _read_body(response: httpx.Response, remaining: float | None) -> bytes:
+    """An error response's body, bounded; whatever arrived if reading it fails."""
+    body = BoundedBody()
+    with contextlib.suppress(httpx.HTTPError, TimeoutError):
+        async with asyncio.timeout(remaining):
+            async for chunk in response.aiter_bytes():
+                if body.add(chunk):
+                    break
+    return body.value()
+
+
+async def _drain(reads: AsyncIterator[bytes], remaining: float | None) -> None:
+    """Read what follows ``[DONE]`` (the end of the framing) so the connection is reused."""
+    budget = DRAIN_LIMIT
+    with contextlib.suppress(httpx.HTTPError, TimeoutError):
+        async with asyncio.timeout(remaining):
+            async for chunk in reads:
+                budget -= len(chunk)
+                if budget < 0:
+                    return

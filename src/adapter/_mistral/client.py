@@ -1,0 +1,566 @@
+"""The shared core of the Mistral clients: settings, one call's state, error translation.
+
+:class:`~adapter.MistralAdapterSync` (``_sync_client``) and
+:class:`~adapter.MistralAdapter` (``_async_client``) are thin I/O shells around this
+module: they send the request, read bytes and close the response. Everything else
+is here, once, and has no I/O of its own:
+
+- :class:`Timeouts` and the adapter settings (:class:`Settings`): API key, URL,
+  headers, the retry policy;
+- :class:`Call`, one call to ``stream``: the prepared request (built by the pure
+  :func:`~adapter._mistral.request.to_wire`) and a state machine the shells drive per
+  attempt (``begin`` -> ``rejects``/``response_error`` -> ``opened`` -> ``feed``
+  per read -> ``end`` at the end of the body), which runs the SSE decoder and the
+  pure stream mapper (:mod:`adapter._mistral.stream`);
+- the translation of every failure into a typed ``llm_errors`` error that carries
+  the partial message (:func:`~adapter._mistral.errors.partial_of`): HTTP statuses through
+  :func:`~adapter._mistral.errors.error_from_response`, ``httpx`` exceptions through the
+  ``llm_errors`` classifier (one routing table, in ``llm_errors``), the total
+  timeout, and aborts.
+
+Why the first event waits for the response: the ``start`` event is produced only
+once the response is a ``200`` event stream, so a 429, a 5xx or a connection that
+closes before the headers fails *before* anything reaches the caller, and a retry
+policy (which retries a stream only until its first item) retries it.
+
+.. versionadded:: 0.1.0
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any, Final, TypeAlias
+
+import httpx
+
+from adapter._mistral.catalog import get_model
+from adapter._mistral.errors import (
+    PROVIDER,
+    error_from_payload,
+    error_from_response,
+    is_error_object,
+    partial_of,
+)
+from adapter._mistral.request import chat_completions_url, request_headers, to_wire
+from adapter._mistral.stream import StreamState, fail, finish, map_data, start
+from adapter._sse import SSEDecoder
+from adapter.pi._context import Context, StreamOptions
+from adapter.pi._events import AssistantErrorEvent, AssistantMessageEvent
+from adapter.pi._model import ModelInfo
+from llm_errors import (
+    AbortedError,
+    LlmError,
+    LlmTimeoutError,
+    ProviderError,
+    TransportError,
+    classify,
+    error_class_for,
+    redact,
+)
+from llm_retry import RetryPolicy
+
+__all__ = [
+    "ABORTS",
+    "API_KEY_ENV",
+    "DEFAULT_BASE_URL",
+    "DRAIN_LIMIT",
+    "BoundedBody",
+    "Call",
+    "MissingApiKeyError",
+    "ModelRef",
+    "Settings",
+    "Timeouts",
+    "now_ms",
+]
+
+#: The public API; a trailing ``/v1`` on any base URL is accepted too.
+DEFAULT_BASE_URL: Final = "https://api.mistral.ai"
+#: Where the API key is read from when none is passed.
+API_KEY_ENV: Final = "MISTRAL_API_KEY"
+
+#: The most of an error response body that is read (it is bounded again on the error).
+ERROR_BODY_LIMIT: Final = 64 * 1024
+#: The most that is read after ``[DONE]`` so the connection can be reused.
+DRAIN_LIMIT: Final = 64 * 1024
+#: Longest excerpt of an ``httpx`` exception message kept on a translated error.
+_DETAIL_LIMIT: Final = 200
+
+#: What ends a stream early without being a failure of the call: the caller closed
+#: the stream (``GeneratorExit``), cancelled the task, or pressed Ctrl-C.
+ABORTS: Final = (GeneratorExit, asyncio.CancelledError, KeyboardInterrupt)
+
+ModelRef: TypeAlias = ModelInfo | str
+
+
+def _user_agent() -> str:
+    try:
+        version = metadata.version("llm-resilience")
+    except metadata.PackageNotFoundError:  # pragma: no cover - always installed in practice
+        version = "0"
+    return f"llm-resilience/{version} (adapter; httpx {httpx.__version__})"
+
+
+_USER_AGENT: Final = _user_agent()
+
+
+def now_ms() -> int:
+    """The wall clock in epoch milliseconds: pi's unit for timestamps and durations."""
+    return time.time_ns() // 1_000_000
+
+
+class MissingApiKeyError(ValueError):
+    """No API key was passed and ``MISTRAL_API_KEY`` is not set.
+
+    A configuration bug, raised when the adapter is constructed, outside the
+    ``LlmError`` tree (nothing to retry).
+
+    .. versionadded:: 0.1.0
+    """
+
+
+def _check_seconds(name: str, value: float | None) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"Timeouts.{name} must be a number of seconds or None, not {value!r}")
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError(f"Timeouts.{name} must be a finite number > 0 or None, not {value!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Timeouts:
+    """How long a request may take, in seconds; ``None`` means no limit.
+
+    Attributes:
+        connect: To open the connection (TCP and TLS).
+        read: Between two reads of the response: the longest silence allowed
+            before the headers and between chunks (``httpx``'s read timeout).
+        write: To send one piece of the request.
+        pool: To get a connection from the client's pool.
+        total: For one request, from sending it to the last byte of the stream.
+            It is checked before every read: the async adapter cancels a read at
+            the deadline; the sync adapter also caps ``connect`` and ``read`` at
+            ``total``, so a stalled read ends at most one read timeout late. Each
+            retry attempt gets its own ``total``; the retry policy's ``deadline``
+            bounds the attempts together.
+
+    .. versionadded:: 0.1.0
+    """
+
+    connect: float | None = 10.0
+    read: float | None = 120.0
+    write: float | None = 30.0
+    pool: float | None = 10.0
+    total: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("connect", "read", "write", "pool", "total"):
+            _check_seconds(name, getattr(self, name))
+
+    def for_httpx(self) -> httpx.Timeout:
+        """The ``httpx`` timeouts of one request, ``connect`` and ``read`` capped at ``total``."""
+        total = self.total
+
+        def capped(value: float | None) -> float | None:
+            if total is None:
+                return value
+            return total if value is None else min(value, total)
+
+        return httpx.Timeout(
+            connect=capped(self.connect), read=capped(self.read), write=self.write, pool=self.pool
+        )
+
+
+def _check_header(name: object, value: object) -> None:
+    if not isinstance(name, str) or not isinstance(value, str):
+        raise TypeError(f"headers: names and values must be str (header {name!r})")
+    if name.lower() == "authorization":
+        raise ValueError("headers: pass the key as api_key, not as an Authorization header")
+
+
+class _Secret:
+    """A string that never shows itself in a repr (e.g. in ``vars(adapter)``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "<redacted>"
+
+
+class Settings:
+    """What every call of one adapter shares; built once, at construction."""
+
+    __slots__ = ("authorization", "base_url", "headers", "retry", "timeout", "timeouts", "url")
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None,
+        base_url: str,
+        timeouts: Timeouts | None,
+        headers: Mapping[str, str] | None,
+        retry: RetryPolicy | None,
+    ) -> None:
+        key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
+        if not key or not key.strip():
+            raise MissingApiKeyError(
+                f"no Mistral API key: pass api_key=... or set {API_KEY_ENV} "
+                "(any non-empty key works with adapter.testing.FakeMistral)"
+            )
+        key = key.strip()
+        if not all(char.isprintable() and not char.isspace() for char in key):
+            raise ValueError("api_key contains whitespace or control characters")
+        if not str(base_url).strip().lower().startswith(("http://", "https://")):
+            raise ValueError(f"base_url must be an http:// or https:// URL, not {base_url!r}")
+        if timeouts is not None and not isinstance(timeouts, Timeouts):
+            raise TypeError(f"timeouts must be a Timeouts, not {type(timeouts).__name__}")
+        if retry is not None and not isinstance(retry, RetryPolicy):
+            raise TypeError(f"retry must be a RetryPolicy or None, not {type(retry).__name__}")
+        self.authorization = _Secret(f"Bearer {key}")
+        self.base_url = base_url.strip()
+        self.url = chat_completions_url(self.base_url)
+        self.timeouts = timeouts or Timeouts()
+        self.timeout = self.timeouts.for_httpx()
+        self.retry = retry
+        self.headers: dict[str, str] = {
+            "Accept": "text/event-stream",
+            "Content-Type": "application/json",
+            "User-Agent": _USER_AGENT,
+        }
+        for name, value in (headers or {}).items():
+            _check_header(name, value)
+            self.headers[name] = value
+
+    def describe(self, cls: type) -> str:
+        """The adapter's repr: the URL, the timeouts and the policy; never the key."""
+        retry = "None"
+        if self.retry is not None:
+            retry = (
+                f"RetryPolicy(max_attempts={self.retry.max_attempts}, "
+                f"deadline={self.retry.deadline:g})"
+            )
+        return (
+            f"{cls.__name__}(base_url={self.base_url!r}, api_key=<redacted>, "
+            f"timeouts={self.timeouts!r}, retry={retry})"
+        )
+
+    def prepare(self, model: ModelRef, context: Context, options: StreamOptions | None) -> Call:
+        """Build one call's request: the pure mapping runs here, so bugs raise at once.
+
+        Raises:
+            adapter.UnknownModelError: ``model`` is an id the catalog does not know.
+            TypeError, ValueError: ``context`` or ``options`` cannot be sent (see
+                :func:`~adapter._mistral.request.to_wire`).
+        """
+        if isinstance(model, str):
+            info = get_model(model)
+        elif isinstance(model, ModelInfo):
+            info = model
+        else:
+            raise TypeError(
+                f"model must be a ModelInfo or a catalog id, not {type(model).__name__}"
+            )
+        if not isinstance(context, Context):
+            raise TypeError(f"context must be an adapter.Context, not {type(context).__name__}")
+        options = options or StreamOptions()
+        body = to_wire(model=info, context=context, options=options).to_json()
+        headers = dict(self.headers)
+        headers.update(request_headers(model=info, options=options))
+        headers["Authorization"] = self.authorization.value
+        return Call(
+            model=info,
+            url=self.url,
+            body=body,
+            headers=headers,
+            timeouts=self.timeouts,
+            timeout=self.timeout,
+            never_raise=options.never_raise,
+        )
+
+
+def _is_event_stream(content_type: str | None) -> bool:
+    return content_type is not None and content_type.split(";", 1)[0].strip().lower() == (
+        "text/event-stream"
+    )
+
+
+def _detail(exc: BaseException) -> str:
+    """``Type: message`` of a foreign exception, redacted and bounded."""
+    text = " ".join(redact(str(exc)).split())
+    if len(text) > _DETAIL_LIMIT:
+        text = f"{text[:_DETAIL_LIMIT]}…"
+    name = type(exc).__name__
+    return f"{name}: {text}" if text else name
+
+
+class BoundedBody:
+    """Collects an error response body up to :data:`ERROR_BODY_LIMIT` bytes."""
+
+    __slots__ = ("_parts", "_size")
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+        self._size = 0
+
+    def add(self, chunk: bytes) -> bool:
+        """Keep ``chunk``; ``True`` once the limit is reached (stop reading)."""
+        self._parts.append(chunk)
+        self._size += len(chunk)
+        return self._size >= ERROR_BODY_LIMIT
+
+    def value(self) -> bytes:
+        """What was read, cut at the limit."""
+        return b"".join(self._parts)[:ERROR_BODY_LIMIT]
+
+
+class Call:
+    """One call to ``stream``: the prepared request and the state of its latest attempt.
+
+    The shells create it (through :meth:`Settings.prepare`) and drive it; each
+    attempt starts with :meth:`begin`. Every error it returns or raises has been
+    through :func:`~adapter._mistral.stream.fail`, so it carries the partial message.
+    """
+
+    __slots__ = (
+        "_deadline",
+        "_decoder",
+        "_opened",
+        "_start_events",
+        "body",
+        "headers",
+        "model",
+        "never_raise",
+        "state",
+        "timeout",
+        "timeouts",
+        "url",
+    )
+
+    def __init__(
+        self,
+        *,
+        model: ModelInfo,
+        url: str,
+        body: bytes,
+        headers: dict[str, str],
+        timeouts: Timeouts,
+        timeout: httpx.Timeout,
+        never_raise: bool,
+    ) -> None:
+        self.model = model
+        self.url = url
+        self.body = body
+        self.headers = headers
+        self.timeouts = timeouts
+        self.timeout = timeout
+        self.never_raise = never_raise
+        self.state: StreamState | None = None
+        self._decoder = SSEDecoder()
+        self._deadline: float | None = None
+        self._opened = False
+        self._start_events: list[AssistantMessageEvent] = []
+
+    @property
+    def ended(self) -> bool:
+        """Whether the attempt's stream has ended (``done`` or ``error`` produced)."""
+        state = self.state
+        return state is not None and state.ended
+
+    # --- one attempt, in order ------------------------------------------------------
+
+    def begin(self) -> StreamState:
+        """Start an attempt: a fresh message (timestamped now), decoder and deadline."""
+        self.state, self._start_events = start(model=self.model, now=now_ms())
+        self._decoder = SSEDecoder()
+        total = self.timeouts.total
+        self._deadline = None if total is None else time.monotonic() + total
+        self._opened = False
+        return self.state
+
+    def remaining(self) -> float | None:
+        """Seconds left before the total deadline (``None``: no deadline)."""
+        deadline = self._deadline
+        return None if deadline is None else max(deadline - time.monotonic(), 0.0)
+
+    @staticmethod
+    def rejects(status: int, headers: httpx.Headers) -> bool:
+        """Whether the response is not a ``200`` event stream (read its body, then fail)."""
+        return status != httpx.codes.OK or not _is_event_stream(headers.get("content-type"))
+
+    def response_error(self, status: int, headers: httpx.Headers, body: bytes) -> LlmError:
+        """The error for a rejected response, ``body`` read up to :data:`ERROR_BODY_LIMIT`."""
+        secret = self._secret().encode()
+        if secret in body:  # a server that echoes the key (some do, in 401 messages)
+            body = body.replace(secret, b"<redacted>")
+        if status != httpx.codes.OK:
+            error = error_from_response(
+                status=status, headers=headers, body=body, model=self.model.id
+            )
+        else:
+            error = self._not_a_stream(headers.get("content-type"), body)
+        return self._failed(error)
+
+    def opened(self) -> list[AssistantMessageEvent]:
+        """The response is a 200 event stream: the ``start`` event may go out now."""
+        self._opened = True
+        events, self._start_events = self._start_events, []
+        return events
+
+    def feed(self, chunk: bytes) -> Iterator[AssistantMessageEvent]:
+        """Map one read of the body; stops at the end of the stream (``state.ended``).
+
+        A generator rather than a list: each event reaches the caller as soon as it is
+        built and can be freed before the next one, which keeps a read of hundreds of
+        events out of the garbage collector's older generations (measurably faster,
+        ``bench/stream.py``).
+
+        Raises:
+            LlmTimeoutError: the total deadline has passed.
+            LlmError: the mapper's errors (in-band errors, malformed chunks…).
+        """
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            raise self.total_timeout()
+        state = self.state
+        assert state is not None  # noqa: S101 - begin() runs first
+        now = now_ms()  # one reading per read: its events arrived together
+        for data in self._decoder.feed_data(chunk):
+            yield from map_data(state, data, now=now)
+            if state.ended:
+                return
+
+    def end(self) -> list[AssistantMessageEvent]:
+        """The body ended without ``[DONE]``: finish, or fail if the stream was cut.
+
+        Raises:
+            TransportError: the body ended in the middle of an event, or with neither
+                ``[DONE]`` nor a ``finish_reason``.
+        """
+        state = self.state
+        assert state is not None  # noqa: S101 - begin() runs first
+        if self._decoder.finish():
+            raise self._failed(
+                TransportError(
+                    f"Mistral's stream ended in the middle of an event after {state.chunks} "
+                    "chunks (no [DONE])",
+                    provider=PROVIDER,
+                    model=self.model.id,
+                    rule="adapter.truncated",
+                )
+            )
+        return finish(state, saw_done=False, now=now_ms())
+
+    # --- failures -------------------------------------------------------------------
+
+    def _secret(self) -> str:
+        """The API key, to scrub it from anything a server or httpx might echo."""
+        return self.headers["Authorization"].removeprefix("Bearer ")
+
+    def _failed(self, error: LlmError) -> LlmError:
+        """Record ``error`` on the message (``stopReason``, ``errorMessage``, ``partial``)."""
+        state = self.state
+        assert state is not None  # noqa: S101 - begin() runs first
+        fail(state, error, now=now_ms())
+        return error
+
+    def fail(self, error: LlmError) -> None:
+        """Record an error raised while streaming (the mapper's are recorded already)."""
+        self._failed(error)
+
+    def _where(self) -> str:
+        state = self.state
+        if not self._opened or state is None:
+            return "before a response"
+        return f"after {state.chunks} chunks" if state.chunks else "before the first chunk"
+
+    def translate(self, exc: httpx.HTTPError) -> LlmError:
+        """The typed error for an ``httpx`` exception (raise it ``from exc``).
+
+        The code comes from the ``llm_errors`` classifier's exception table
+        (``httpx.ReadTimeout`` -> ``TIMEOUT``, ``httpx.RemoteProtocolError`` ->
+        ``TRANSPORT``…), so routing lives in one place; the message says when it
+        happened and names the exception, never the request.
+        """
+        verdict = classify(exc)
+        what = "request failed" if not self._opened else "stream failed"
+        detail = _detail(exc).replace(self._secret(), "<redacted>")
+        message = f"Mistral {what} {self._where()}: {detail}"
+        if isinstance(exc, httpx.ReadTimeout) and self.timeout.read is not None:
+            message += f" (no data for {self.timeout.read:g} s)"
+        elif isinstance(exc, httpx.ConnectTimeout) and self.timeout.connect is not None:
+            message += f" (connect timeout {self.timeout.connect:g} s)"
+        error = error_class_for(verdict.code)(
+            message, provider=PROVIDER, model=self.model.id, rule=verdict.rule
+        )
+        return self._failed(error)
+
+    def total_timeout(self) -> LlmError:
+        """The error for a passed total deadline."""
+        return self._failed(
+            LlmTimeoutError(
+                f"Mistral request exceeded its total timeout of {self.timeouts.total:g} s "
+                f"{self._where()}",
+                provider=PROVIDER,
+                model=self.model.id,
+                rule="adapter.total_timeout",
+            )
+        )
+
+    def abort(self, reason: BaseException) -> None:
+        """The stream was closed, cancelled or interrupted: mark the message ``aborted``.
+
+        The error is not raised (``reason`` goes on propagating, as asyncio requires
+        for cancellation); the aborted message is attached to ``reason`` too, so
+        :func:`~adapter._mistral.errors.partial_of` finds it on the ``CancelledError``.
+        """
+        state = self.state
+        if state is None or state.ended:
+            return  # already done (e.g. closed while reading past [DONE]) or failed
+        how = {
+            GeneratorExit: "the caller closed the stream",
+            KeyboardInterrupt: "interrupted (KeyboardInterrupt)",
+        }.get(type(reason), "the call was cancelled")
+        error = self._failed(
+            AbortedError(
+                f"Mistral stream aborted {self._where()}: {how}",
+                provider=PROVIDER,
+                model=self.model.id,
+                rule="adapter.aborted",
+            )
+        )
+        vars(reason)["partial"] = partial_of(error)
+
+    def error_event(self, error: LlmError) -> AssistantErrorEvent:
+        """The final ``error`` event for ``error`` (``never_raise``)."""
+        state = self.state
+        assert state is not None  # noqa: S101 - an error implies an attempt
+        return fail(state, error, now=now_ms())
+
+    def _not_a_stream(self, content_type: str | None, body: bytes) -> LlmError:
+        """A 200 that is not an event stream: an error object, or a protocol error."""
+        payload: Any = None
+        if body.lstrip().startswith(b"{"):
+            try:
+                payload = json.loads(body)
+            except ValueError:
+                payload = None
+        if is_error_object(payload):
+            return error_from_payload(payload, model=self.model.id)
+        shown = repr(redact(content_type)[:60]) if content_type else "none"
+        return ProviderError(
+            f"Mistral answered HTTP 200 with Content-Type {shown} instead of an event "
+            "stream (text/event-stream)",
+            status=httpx.codes.OK,
+            provider=PROVIDER,
+            model=self.model.id,
+            rule="adapter.not_event_stream",
+        )

@@ -1,0 +1,207 @@
+"""``MistralAdapterSync``: the blocking I/O shell around :mod:`adapter._mistral.client`.
+
+It sends the request with an ``httpx.Client``, feeds the bytes to the shared
+:class:`~adapter._mistral.client.Call` and closes the response in a ``finally``. The async
+twin (:mod:`adapter._mistral.async_client`) has the same shape line for line; everything
+that is not I/O lives in the shared core.
+
+.. versionadded:: 0.1.0
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Generator, Iterator, Mapping
+from types import TracebackType
+from typing import Self
+
+import httpx
+
+from adapter._mistral.client import (
+    ABORTS,
+    DEFAULT_BASE_URL,
+    DRAIN_LIMIT,
+    BoundedBody,
+    Call,
+    ModelRef,
+    Settings,
+    Timeouts,
+)
+from adapter.pi._context import Context, StreamOptions
+from adapter.pi._events import AssistantMessageEvent
+from adapter.pi._messages import AssistantMessage
+from llm_errors import LlmError
+from llm_retry import RetryPolicy
+
+__all__ = ["MistralAdapterSync"]
+
+Events = Generator[AssistantMessageEvent, None, None]
+
+
+class MistralAdapterSync:
+    """Stream Mistral chat completions as pi assistant events (blocking).
+
+    Args:
+        api_key: The API key; by default ``MISTRAL_API_KEY``. Never shown in reprs,
+            logs or errors. :class:`~adapter._mistral.client.MissingApiKeyError` if neither
+            is set.
+        base_url: The API's base URL (``https://api.mistral.ai``); ``…/v1`` works too.
+        timeouts: Connect, read (between chunks), write, pool and total timeouts
+            (:class:`~adapter._mistral.client.Timeouts`); they apply to every request, also
+            on a client you pass in.
+        client: An ``httpx.Client`` to send with (proxies, transports, pools). The
+            adapter never closes a client it did not create; it closes its own in
+            :meth:`close` (or at the end of a ``with`` block).
+        headers: Extra headers for every request.
+        retry: Retry failures that happen before the first event reaches you (a
+            429, a 5xx, a connection that fails or closes before the response,
+            a timeout before the stream starts), honouring ``Retry-After``. Once an
+            event has been delivered nothing is retried: that would repeat output.
+
+    Example::
+
+        with MistralAdapterSync() as mistral:
+            for event in mistral.stream("mistral-small-latest", Context(messages=[...])):
+                ...
+
+    .. versionadded:: 0.1.0
+    """
+
+    __slots__ = ("_attempts", "_client", "_owns_client", "_settings")
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str = DEFAULT_BASE_URL,
+        timeouts: Timeouts | None = None,
+        client: httpx.Client | None = None,
+        headers: Mapping[str, str] | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self._settings = settings = Settings(
+            api_key=api_key, base_url=base_url, timeouts=timeouts, headers=headers, retry=retry
+        )
+        if client is not None and not isinstance(client, httpx.Client):
+            raise TypeError(f"client must be an httpx.Client, not {type(client).__name__}")
+        self._owns_client = client is None
+        self._client = client if client is not None else httpx.Client(timeout=settings.timeout)
+        self._attempts = self._attempt if retry is None else retry.wrap(self._attempt)
+
+    def __repr__(self) -> str:
+        return self._settings.describe(type(self))
+
+    def stream(
+        self, model: ModelRef, context: Context, options: StreamOptions | None = None
+    ) -> Events:
+        """Stream one reply: ``start``, the block events, then ``done`` (or ``error``).
+
+        The request is built before this returns, so a bad ``model``, ``context`` or
+        ``options`` raises here. Every failure while streaming raises a typed
+        ``llm_errors`` error whose :func:`~adapter.partial_of` is the message so far
+        (``stopReason`` ``error``), unless ``options.never_raise`` is set: then the
+        stream ends with the ``error`` event instead. Closing the generator early
+        (``break`` out of a ``for`` over it, ``close()``) releases the connection and
+        marks the message ``aborted``.
+
+        .. versionadded:: 0.1.0
+        """
+        call = self._settings.prepare(model, context, options)
+        events = self._attempts(call)
+        return self._never_raise(call, events) if call.never_raise else events
+
+    def complete(
+        self, model: ModelRef, context: Context, options: StreamOptions | None = None
+    ) -> AssistantMessage:
+        """Consume :meth:`stream` and return the final message.
+
+        That is the ``done`` message, or with ``never_raise`` the ``error`` message.
+
+        .. versionadded:: 0.1.0
+        """
+        call = self._settings.prepare(model, context, options)
+        events = self._attempts(call)
+        for _ in self._never_raise(call, events) if call.never_raise else events:
+            pass
+        assert call.state is not None  # noqa: S101 - the stream ran
+        return call.state.message
+
+    def close(self) -> None:
+        """Close the HTTP client if the adapter created it (a passed-in one stays open)."""
+        if self._owns_client:
+            self._client.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- the I/O shell ----------------------------------------------------------------
+
+    @staticmethod
+    def _never_raise(call: Call, events: Events) -> Events:
+        try:
+            yield from events
+        except LlmError as error:
+            yield call.error_event(error)
+
+    def _attempt(self, call: Call) -> Events:
+        """One request: retried as a whole (by ``retry``) until it yields ``start``."""
+        call.begin()
+        response = None
+        try:
+            request = self._client.build_request(
+                "POST", call.url, content=call.body, headers=call.headers, timeout=call.timeout
+            )
+            response = self._client.send(request, stream=True)
+            if call.rejects(response.status_code, response.headers):
+                raise call.response_error(
+                    response.status_code, response.headers, _read_body(response)
+                )
+            yield from call.opened()
+            reads = response.iter_bytes()
+            for chunk in reads:
+                yield from call.feed(chunk)
+                if call.ended:
+                    break
+            else:
+                yield from call.end()
+                return
+            _drain(reads)
+        except LlmError as error:
+            call.fail(error)
+            raise
+        except httpx.HTTPError as exc:
+            raise call.translate(exc) from exc
+        except ABORTS as reason:
+            call.abort(reason)
+            raise
+        finally:
+            if response is not None:
+                response.close()
+
+
+def _read_body(response: httpx.Response) -> bytes:
+    """An error response's body, bounded; whatever arrived if reading it fails."""
+    body = BoundedBody()
+    with contextlib.suppress(httpx.HTTPError):
+        for chunk in response.iter_bytes():
+            if body.add(chunk):
+                break
+    return body.value()
+
+
+def _drain(reads: Iterator[bytes]) -> None:
+    """Read what follows ``[DONE]`` (the end of the framing) so the connection is reused."""
+    budget = DRAIN_LIMIT
+    with contextlib.suppress(httpx.HTTPError):
+        for chunk in reads:
+            budget -= len(chunk)
+            if budget < 0:
+                return

@@ -1,0 +1,1 @@
+"""The text-matching engine over the pattern table: trigger prefilter and combined matcher."""

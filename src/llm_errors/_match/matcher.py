@@ -1,0 +1,305 @@
+r"""Match a message against the whole rule table with one combined pattern.
+
+All rules are alternatives of a single ``regex`` pattern, in table order, each in
+its own named group. The rule listed first in the table wins wherever it matches,
+which is exactly the precedence ``_patterns.py`` documents, without a loop over
+rules. Four things keep this fast on log-sized input:
+
+1. **Triggers** (``_prefilter``): a line containing none of the rules' trigger
+   tokens cannot match, and is answered after one ``bytes.translate``, one
+   ``split`` and one set test, without any regex (most log lines end here).
+2. **Plans**: otherwise, everything that depends only on *which* trigger, anchor
+   and required tokens the line contains is worked out once and cached under
+   that token set: the candidate rules (a rule stays only if the line holds every
+   token of one of its ways to match, so ``connection pool`` does not try the
+   ``connection error`` rule), and for each anchor present the combined pattern
+   of the rules that can start there, best rule first.
+3. **Anchors**: nearly every rule's matches start, after ``\b``, with one of a
+   few known tokens. The combined pattern is then *tried at those offsets*
+   (``pattern.match(text, offset)``), not searched for along the whole line; the
+   lowest rule index wins, and an anchor that cannot beat it is not tried.
+4. **Search** for the rules without anchors (user rules that start with a
+   character class, say): one search finds the leftmost match; when it belongs to
+   a lower-priority rule, the search is repeated with only the rules listed
+   before it (a shorter pattern, which usually finds nothing).
+
+The status a matched message states is read where its 4xx/5xx tokens start
+(``_status.status_in_tokens``), from the same tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, NamedTuple
+
+import regex as _re
+
+from llm_errors._match.prefilter import (
+    COMMON,
+    TOKEN_TABLE,
+    Triggers,
+    derive_triggers,
+    lowered,
+    text_tokens,
+    translate,
+)
+from llm_errors._rules.patterns import Rule
+from llm_errors._rules.status import status_from_text, status_in_tokens
+
+__all__ = ["FLAGS", "TextMatch", "TextMatcher"]
+
+#: How every rule is compiled: case-insensitive, ``^``/``$`` at line boundaries.
+FLAGS: Final = _re.IGNORECASE | _re.MULTILINE | _re.VERSION0
+_CACHE_LIMIT: Final = 4096
+_GROUP_PREFIX: Final = "_r"
+_ERROR_STATUS_TOKENS: Final = frozenset(str(status).encode() for status in range(400, 600))
+
+_GLOBAL_FLAGS = _re.compile(r"(?<!\\)\(\?[a-zA-Z0-9]*-?[a-zA-Z0-9]*\)")
+_BACKREFERENCE = _re.compile(r"(?<!\\)(?:\\[1-9]|\\g<\d+>|\(\?P=)")
+
+
+class TextMatch:
+    """The winning rule for a message, the text it matched, and the status stated in it.
+
+    ``status`` is the first 4xx/5xx the message states in a status context
+    (``Error code: 429``), found while the tokens are at hand; ``None`` if none.
+    """
+
+    __slots__ = ("_found", "index", "status")
+
+    def __init__(self, index: int, found: _re.Match[str], status: int | None = None) -> None:
+        self.index = index
+        self.status = status
+        self._found = found
+
+    @property
+    def matched(self) -> str:
+        """The text the rule matched (only explanations need it: not copied before)."""
+        return self._found.group()
+
+
+class _Try(NamedTuple):
+    """Try ``pattern`` wherever the token in ``needle`` starts; ``first`` is its best rule."""
+
+    first: int
+    needle: bytes
+    pattern: _re.Pattern[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """How to match a line, given the trigger, anchor and way tokens it contains.
+
+    Everything that depends only on that token set is worked out once and cached:
+    the candidate rules, the ones that must be searched for (no anchors), and the
+    anchors present with the combined pattern of the rules that can start there,
+    best rule first.
+    """
+
+    candidates: tuple[int, ...]
+    scanned: tuple[int, ...]
+    tries: tuple[_Try, ...]
+
+
+def _validate(rule: Rule, position: int) -> None:
+    if _GLOBAL_FLAGS.search(rule.pattern):
+        raise ValueError(
+            f"rule {rule.id!r}: global inline flags such as '(?i)' would leak into other rules; "
+            "use a scoped group such as '(?-i:...)'"
+        )
+    if _BACKREFERENCE.search(rule.pattern):
+        raise ValueError(
+            f"rule {rule.id!r}: backreferences are not supported (rules are combined into one "
+            "pattern, which renumbers groups)"
+        )
+    try:
+        _re.compile(_alternative(position, rule.pattern), FLAGS)
+    except _re.error as exc:
+        raise ValueError(f"rule {rule.id!r}: pattern does not compile: {exc}") from exc
+
+
+def _alternative(position: int, pattern: str) -> str:
+    # The inner non-capturing group matters: without it the regex module merges the
+    # rule's own top-level alternation into the combined one and scans much slower.
+    return f"(?P<{_GROUP_PREFIX}{position}>(?:{pattern}))"
+
+
+class TextMatcher:
+    """Finds the first rule (in table order) that matches a message.
+
+    Raises:
+        ValueError: a rule's pattern does not compile, uses a global inline flag or a
+            backreference; the message names the rule id.
+    """
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        self.rules: tuple[Rule, ...] = tuple(rules)
+        for position, rule in enumerate(self.rules):
+            _validate(rule, position)
+        self.triggers: tuple[Triggers, ...] = tuple(
+            derive_triggers(rule.pattern) for rule in self.rules
+        )
+        by_token: dict[bytes, set[int]] = {}
+        by_substring: dict[str, set[int]] = {}
+        for position, triggers in enumerate(self.triggers):
+            for token in triggers.tokens:
+                by_token.setdefault(token.encode("ascii"), set()).add(position)
+            for substring in triggers.substrings:
+                by_substring.setdefault(substring, set()).add(position)
+        self._by_token = {token: frozenset(found) for token, found in by_token.items()}
+        self._by_substring = tuple((sub, frozenset(found)) for sub, found in by_substring.items())
+        self._always = frozenset(i for i, triggers in enumerate(self.triggers) if triggers.always)
+        self._anchors: tuple[frozenset[bytes], ...] = tuple(
+            frozenset(anchor.encode("ascii") for anchor in triggers.anchors)
+            for triggers in self.triggers
+        )
+        # A way's common words (``the``, ``error``) only count when they are keys anyway:
+        # as keys they would multiply the plans for little gain.
+        core = {t for triggers in self.triggers for t in (*triggers.tokens, *triggers.anchors)}
+        self._ways: tuple[tuple[tuple[bytes | None, frozenset[bytes]], ...], ...] = tuple(
+            tuple(
+                (
+                    anchor.encode("ascii") if anchor is not None else None,
+                    frozenset(t.encode("ascii") for t in tokens if t in core or t not in COMMON),
+                )
+                for anchor, tokens in triggers.ways
+            )
+            for triggers in self.triggers
+        )
+        #: The trigger tokens of all rules: a line without any matches no rule (unless
+        #: some rule has substring triggers or none at all).
+        self.tokens: frozenset[bytes] = frozenset(self._by_token)
+        self._exact = not self._always and not self._by_substring
+        # A plan is keyed by the trigger, anchor and way tokens a line contains; the
+        # 4xx/5xx tokens are where a stated status may be.
+        self._keys = self.tokens.union(
+            *self._anchors, *(tokens for ways in self._ways for _, tokens in ways)
+        )
+        self._seen = self._keys | _ERROR_STATUS_TOKENS
+        self._no_rule = len(self.rules)
+        self._rule_of = {f"{_GROUP_PREFIX}{i}": i for i in range(len(self.rules))}
+        self._plans: dict[object, _Plan] = {}
+        self._compiled: dict[tuple[int, ...], _re.Pattern[str]] = {}
+
+    # ------------------------------------------------------------------ public
+    def candidates(self, text: str) -> tuple[int, ...]:
+        """Indices of the rules that can possibly match ``text``, in table order."""
+        return self._plan_for(text, self._keys.intersection(text_tokens(text))).candidates
+
+    def match(self, text: str) -> TextMatch | None:
+        """The first rule in table order that matches ``text``, or ``None``."""
+        translated = (
+            # ASCII text: its UTF-8 bytes are the same, and the default codec needs no lookup
+            text.encode().translate(TOKEN_TABLE) if text.isascii() else translate(text)
+        )
+        tokens = translated.split()
+        if self._exact and self.tokens.isdisjoint(tokens):
+            return None  # the fast negative path: most log lines end here
+        hits = self._seen.intersection(tokens)
+        statuses = None if _ERROR_STATUS_TOKENS.isdisjoint(hits) else _ERROR_STATUS_TOKENS & hits
+        key = hits if statuses is None else self._keys & hits
+        plan = (self._plans.get(key) if self._exact else None) or self._plan_for(text, key)
+        if not plan.candidates:
+            return None
+        best, found = self._no_rule, None
+        if plan.scanned:
+            found = self._search(text, plan.scanned)
+            if found is not None:
+                best = self._rule_of[found.lastgroup or ""]
+        padded = b" " + translated + b" "  # a token is ``b" " + token + b" "`` in here
+        for first, needle, pattern in plan.tries:
+            if best <= first:
+                break  # no rule anchored here can beat the best so far
+            at = padded.find(needle)
+            while at >= 0:  # ``padded`` is shifted by one, so ``at`` is the text offset
+                tried = pattern.match(text, at)
+                if tried is not None:
+                    index = self._rule_of[tried.lastgroup or ""]
+                    if index < best:
+                        best, found = index, tried
+                        if index == first:
+                            break
+                at = padded.find(needle, at + len(needle) - 1)
+        if found is None:
+            return None
+        if not text.isascii():  # a regex digit may be a non-ASCII digit, which is no token
+            status = status_from_text(text)
+        else:
+            status = status_in_tokens(text, padded, statuses) if statuses else None
+        return TextMatch(best, found, status)
+
+    def search_all_rules(self, text: str) -> TextMatch | None:
+        """The first matching rule found by searching every rule (a reference for tests)."""
+        found = self._search(text, tuple(range(len(self.rules)))) if text else None
+        if found is None:
+            return None
+        return TextMatch(self._rule_of[found.lastgroup or ""], found)
+
+    # ------------------------------------------------------------------ internals
+    def _plan_for(self, text: str, hits: frozenset[bytes]) -> _Plan:
+        key: object = hits
+        if self._by_substring:
+            low = lowered(text)
+            key = (hits, tuple(sub for sub, _ in self._by_substring if sub in low))
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._build_plan(hits, key)
+        return plan
+
+    def _build_plan(self, hits: frozenset[bytes], key: object) -> _Plan:
+        found = set(self._always)
+        for token in hits:
+            found |= self._by_token.get(token, frozenset())
+        if isinstance(key, tuple):
+            substrings = set(key[1])
+            for sub, positions in self._by_substring:
+                if sub in substrings:
+                    found |= positions
+        candidates: list[int] = []
+        by_anchor: dict[bytes, list[int]] = {}
+        for i in sorted(found):
+            ways = self._ways[i]
+            # Only the ways whose tokens are all in the line can match.
+            starts = {anchor for anchor, tokens in ways if tokens <= hits}
+            if ways and not starts:
+                continue
+            candidates.append(i)
+            for anchor in starts if self._anchors[i] else ():
+                if anchor is not None:
+                    by_anchor.setdefault(anchor, []).append(i)
+        tries = sorted(
+            _Try(rules[0], b" " + anchor + b" ", self._pattern(tuple(rules)))
+            for anchor, rules in by_anchor.items()
+        )
+        plan = _Plan(
+            candidates=tuple(candidates),
+            scanned=tuple(i for i in candidates if not self._anchors[i]),
+            tries=tuple(tries),
+        )
+        if len(self._plans) >= _CACHE_LIMIT:
+            self._plans.clear()
+        self._plans[key] = plan
+        return plan
+
+    def _pattern(self, candidates: tuple[int, ...]) -> _re.Pattern[str]:
+        pattern = self._compiled.get(candidates)
+        if pattern is None:
+            if len(self._compiled) >= _CACHE_LIMIT:
+                self._compiled.clear()
+            source = "|".join(_alternative(i, self.rules[i].pattern) for i in candidates)
+            pattern = _re.compile(source, FLAGS)
+            self._compiled[candidates] = pattern
+        return pattern
+
+    def _search(self, text: str, candidates: tuple[int, ...]) -> _re.Match[str] | None:
+        # One search finds the leftmost match; a rule listed earlier may still match
+        # further right, so search again with only those rules until none does.
+        best: _re.Match[str] | None = None
+        while candidates:
+            found = self._pattern(candidates).search(text)
+            if found is None:
+                break
+            best = found
+            candidates = candidates[: candidates.index(self._rule_of[found.lastgroup or ""])]
+        return best

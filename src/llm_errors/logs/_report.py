@@ -1,0 +1,157 @@
+"""Render scan results: JSON Lines records, the summary table, the progress bar (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llm_errors._classify import Explanation
+from llm_errors._redact import redact
+from llm_errors.logs._scan import Finding, ProblemKind
+from llm_errors.logs._tally import Tally
+
+__all__ = [
+    "explanation_record",
+    "finding_record",
+    "render_explanation",
+    "render_progress",
+    "render_table",
+    "summary_line",
+]
+
+_BAR_WIDTH = 24
+_LABEL_WIDTH = 28
+_MIB = 1 << 20
+
+
+def finding_record(source: str, finding: Finding) -> dict[str, Any]:
+    """One ``--format jsonl`` object."""
+    verdict = finding.classification
+    return {
+        "file": source,
+        "line": finding.line,
+        "end_line": finding.end_line,
+        "kind": finding.kind,
+        "code": verdict.code.value,
+        "rule": verdict.rule,
+        "layer": verdict.layer.value,
+        "retryable": verdict.retryable,
+        "retry_after": verdict.retry_after,
+        "status": verdict.status,
+        "matched": finding.matched,
+        "message": finding.message,
+    }
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "-"
+
+
+def _yes_no(part: int, whole: int) -> str:
+    if part == whole:
+        return "yes"
+    return "no" if part == 0 else f"{part:,} of {whole:,}"
+
+
+def summary_line(tally: Tally) -> str:
+    """One line: what was read, what was found, what could not be read."""
+    read = f"{_plural(tally.files, 'file')}, {_plural(tally.lines, 'line')}"
+    if tally.records:
+        read += f" ({_plural(tally.records, 'JSON record')})"
+    found = (
+        f"{_plural(tally.errors, 'error')} ({tally.retryable:,} retryable, "
+        f"{tally.unmatched:,} unmatched)"
+    )
+    text = f"{read}: {found}"
+    if tally.problems:
+        kinds = ", ".join(_plural(n, str(kind)) for kind, n in sorted(tally.problems.items()))
+        text += f"; input problems: {kinds}"
+    return text
+
+
+def render_table(tally: Tally, *, top: int = 10, field: str | None = None) -> str:
+    """The ``--format table`` report: counts per code and rule, unmatched messages, problems."""
+    out = [f"Scanned {summary_line(tally)}."]
+    if tally.missing_field:
+        out.append(f"{_plural(tally.missing_field, 'JSON record')} had no field {field!r}.")
+    if tally.errors:
+        out += ["", f"  {'code':<18}{'count':>8}{'share':>8}  retryable"]
+        for code, count in sorted(tally.by_code.items(), key=lambda item: (-item[1], item[0])):
+            retryable = _yes_no(tally.retryable_by_code[code], count)
+            out.append(f"  {code:<18}{count:>8,}{_share(count, tally.errors):>8}  {retryable}")
+        out.append(f"  {'total':<18}{tally.errors:>8,}{'100%':>8}")
+        out.append(f"  retryable share: {_share(tally.retryable, tally.errors)}")
+        width = max(len(rule) for rule, _ in tally.by_rule) + 2
+        out += ["", f"  {'rule':<{width}}{'code':<18}{'count':>8}"]
+        rules = sorted(tally.by_rule.items(), key=lambda item: (-item[1], item[0]))
+        out += [f"  {rule:<{width}}{code:<18}{count:>8,}" for (rule, code), count in rules]
+    messages = tally.unmatched_messages.most_common(top)
+    if messages:
+        note = "numbers, ids and times folded"
+        if tally.unmatched_messages.approximate:
+            note += "; counts are lower bounds, rare messages were pruned"
+        out += ["", f"Most frequent unmatched messages ({note}):"]
+        out += [f"  {count:>6,}  {message}" for message, count in messages]
+    elif not tally.errors:
+        out += ["", "No errors found."]
+    if tally.problems:
+        out += ["", "Input problems (each reported on stderr as it was met):"]
+        for kind, count in sorted(tally.problems.items()):
+            out.append(f"  {_plural(count, str(kind))}")
+            if kind is ProblemKind.UNREADABLE:
+                out += [f"      {entry}" for entry in tally.unreadable]
+    if tally.fail_on:
+        codes = ", ".join(sorted(tally.fail_on))
+        seen = sorted(tally.failed)
+        verdict = ", ".join(f"{code} ({tally.by_code[code]:,})" for code in seen) or "none"
+        out += ["", f"--fail-on {codes}: seen: {verdict}"]
+    return "\n".join(out) + "\n"
+
+
+def render_progress(label: str, done: int, total: int, elapsed: float) -> str:
+    """One progress-bar line, e.g. ``app.log [#####.....]  50%  512/1024 MiB  210 MiB/s``."""
+    if len(label) > _LABEL_WIDTH:
+        label = "…" + label[-(_LABEL_WIDTH - 1) :]
+    fraction = min(done / total, 1.0) if total else 1.0
+    filled = round(fraction * _BAR_WIDTH)
+    bar = "#" * filled + "." * (_BAR_WIDTH - filled)
+    rate = f"{done / _MIB / elapsed:,.0f} MiB/s" if elapsed > 0 else "- MiB/s"
+    return (
+        f"{label:<{_LABEL_WIDTH}} [{bar}] {fraction:>4.0%}  "
+        f"{done / _MIB:,.0f}/{total / _MIB:,.0f} MiB  {rate}"
+    )
+
+
+def explanation_record(explanation: Explanation) -> dict[str, Any]:
+    """The ``explain --json`` object (the matched text redacted)."""
+    verdict = explanation.classification
+    matched = explanation.matched
+    return {
+        "code": verdict.code.value,
+        "retryable": verdict.retryable,
+        "rule": verdict.rule,
+        "layer": verdict.layer.value,
+        "retry_after": verdict.retry_after,
+        "status": verdict.status,
+        "matched": None if matched is None else redact(matched),
+        "why": explanation.why,
+        "source": explanation.source,
+        "example": explanation.example,
+    }
+
+
+def render_explanation(record: dict[str, Any]) -> str:
+    """``explain`` for people: one ``key  value`` line per field, ``-`` for none."""
+    width = max(len(key) for key in record) + 2
+    lines = []
+    for key, value in record.items():
+        shown = (
+            "-"
+            if value is None
+            else ("yes" if value is True else "no" if value is False else value)
+        )
+        lines.append(f"{key:<{width}}{shown}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,482 @@
+"""Find the errors in a stream of log lines and classify each one (pure: no I/O).
+
+:class:`Scanner` is fed decoded lines one at a time and returns what they
+revealed: :class:`Finding` objects (one per error) and :class:`Problem` objects
+(input it could not use as intended). Its state is bounded whatever the input
+size: at most one open traceback (see :mod:`llm_errors.logs._traceback`) and one
+held-back finding.
+
+Which lines are errors:
+
+* a line or JSON record the classifier routes anywhere but ``fallback``;
+* a line or record with an error marker whose classification is ``fallback``:
+  an *unmatched* error. Markers are an upper-case level word (``ERROR``,
+  ``CRITICAL``, ``FATAL``, ``SEVERE``, ``PANIC``, ``ALERT``, ``EMERG``, ``CRIT``,
+  ``ERR``), ``level=error`` and its kin (``levelname``, ``severity``, ``lvl``;
+  any case), a word ending in ``Error`` or ``Exception``, ``Traceback``, a
+  lower-case ``error:``, ``panic:``, ``Uncaught``/``Unhandled``; in a JSON record also a level field
+  (``level``, ``levelname``, ``severity``, ``log.level``, ``lvl``) saying error or
+  worse (a pino/bunyan level of 50 or more), or a non-empty ``error``, ``err``,
+  ``exception``, ``exc_info``, ``exc_text``, ``stack_trace`` or ``traceback`` field;
+* a Python traceback, from its header to its final exception line and through
+  its chained causes, is one error. A log line flagged as an error right before
+  the header (what ``logger.exception`` writes) joins it. The most reliable
+  evidence decides: the rebuilt exception chain first, then the text of its
+  exception lines (final first), then that log line.
+
+Messages are kept only as redacted excerpts of bounded length.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from llm_errors._classification import Classification, Layer
+from llm_errors._redact import redact
+from llm_errors.logs._traceback import ParsedTraceback, TracebackParser, match_header
+
+__all__ = [
+    "EXCERPT_LIMIT",
+    "MISSING",
+    "Finding",
+    "InputMode",
+    "Problem",
+    "ProblemKind",
+    "Scanner",
+    "excerpt",
+    "has_marker",
+    "lookup",
+    "subjects",
+]
+
+#: Longest message excerpt on a finding, in characters (after redaction).
+EXCERPT_LIMIT: Final = 240
+#: Characters looked at before redacting; far more than any excerpt keeps.
+_REDACT_WINDOW: Final = 4096
+
+Classify = Callable[[object], Classification]
+_NOTHING: Final[tuple[()]] = ()
+Kind = Literal["line", "traceback", "record"]
+
+_MARKER = re.compile(
+    r"""
+      \b(?:ERROR|CRITICAL|FATAL|SEVERE|PANIC|ALERT|EMERG|CRIT|ERR)\b
+    | (?:Error|Exception)\b
+    | \bTraceback\b
+    | \b(?:error|panic):
+    | \b(?:Uncaught|Unhandled)\b
+    """,
+    re.VERBOSE,
+)
+# What follows a level key (``level``, ``levelname``, ``severity``, ``lvl``: found by
+# plain substring search, which is far cheaper than a case-insensitive regex search).
+_LEVEL_VALUE = re.compile(
+    r"""(?:name|NAME|Name)?["']?\s*[=:]\s*["']?
+        (?i:err(?:or)?|crit(?:ical)?|fatal|severe|panic|alert|emerg(?:ency)?)\b""",
+    re.VERBOSE,
+)
+_LEVEL_KEYS_TEXT = ("evel", "EVEL", "everity", "EVERITY", "lvl", "LVL")
+# Every marker contains one of these substrings, and most lines contain none: one
+# search for plain literals is cheaper than any marker search.
+_MARKER_HINT = re.compile(
+    "|".join(
+        re.escape(hint)
+        for hint in (
+            "ERR",
+            "CRIT",
+            "FATAL",
+            "SEVERE",
+            "PANIC",
+            "ALERT",
+            "EMERG",
+            "rror",
+            "xception",
+            "Traceback",
+            "anic:",
+            "Uncaught",
+            "Unhandled",
+            *_LEVEL_KEYS_TEXT,
+        )
+    )
+)
+_TRACEBACK_HINT = "most recent call last):"
+_LEVEL_KEYS = ("level", "levelname", "severity", "log.level", "lvl")
+_ERROR_LEVELS = frozenset(
+    {"err", "error", "crit", "critical", "fatal", "severe", "panic", "alert", "emerg", "emergency"}
+)
+_PINO_ERROR_LEVEL = 50
+_ERROR_KEYS = (
+    "error",
+    "err",
+    "exception",
+    "exc_info",
+    "exc_text",
+    "stack_trace",
+    "traceback",
+)
+_SUMMARY_KEYS = (("message",), ("msg",), ("event",))
+_DETAIL_KEYS = (
+    ("error", "message"),
+    ("err", "message"),
+    ("error",),
+    ("err",),
+    ("exception",),
+)
+_RANK = {
+    Layer.TYPED: 0,
+    Layer.EXCEPTION: 1,
+    Layer.STATUS: 2,
+    Layer.TEXT: 3,
+    Layer.FALLBACK: 4,
+}
+
+
+class InputMode(enum.StrEnum):
+    """How lines are read: JSON objects where a line starts with ``{``, or one of each."""
+
+    AUTO = "auto"
+    TEXT = "text"
+    JSONL = "jsonl"
+
+
+class ProblemKind(enum.StrEnum):
+    """Input the scan could not use as intended; each is reported and counted."""
+
+    UNREADABLE = "unreadable file"
+    BAD_JSON = "bad JSON line"
+    BINARY = "binary line"
+    UNDECODABLE = "undecodable line"
+    LONG_LINE = "over-long line"
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something wrong with the input at ``line`` (``None``: the whole file)."""
+
+    kind: ProblemKind
+    line: int | None
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One error found in the input, lines ``line`` to ``end_line`` (1-based)."""
+
+    line: int
+    end_line: int
+    kind: Kind
+    classification: Classification
+    text: str
+    """The text that decided, raw: only :attr:`message` may leave the process."""
+
+    @property
+    def message(self) -> str:
+        """A redacted excerpt of :attr:`text`, at most :data:`EXCERPT_LIMIT` characters.
+
+        Computed on demand: a table report needs it only for unmatched errors.
+        """
+        return excerpt(self.text)
+
+    @property
+    def matched(self) -> bool:
+        """Whether a rule decided (``False``: an unmatched error, ``PROVIDER_ERROR``)."""
+        return self.classification.layer is not Layer.FALLBACK
+
+
+class _Missing(enum.Enum):
+    MISSING = enum.auto()
+
+
+MISSING: Final = _Missing.MISSING
+
+
+def lookup(value: object, path: Sequence[str]) -> object:
+    """Follow a dotted ``path`` into nested JSON; :data:`MISSING` when it leads nowhere.
+
+    A key that itself contains dots (ECS ``"log.level"``) is tried before its parts,
+    and a numeric part indexes a list (``errors.0.message``).
+    """
+    if not path:
+        return value
+    if isinstance(value, Mapping):
+        for cut in range(len(path), 0, -1):
+            key = ".".join(path[:cut])
+            if key in value:
+                found = lookup(value[key], path[cut:])
+                if found is not MISSING:
+                    return found
+        return MISSING
+    if isinstance(value, list) and path[0].isdigit() and int(path[0]) < len(value):
+        return lookup(value[int(path[0])], path[1:])
+    return MISSING
+
+
+def has_marker(text: str) -> bool:
+    """Whether a plain-text line says it reports an error (see the module docstring)."""
+    if _MARKER_HINT.search(text) is None:
+        return False
+    if _MARKER.search(text) is not None:
+        return True
+    for key in _LEVEL_KEYS_TEXT:
+        start = text.find(key)
+        while start >= 0:
+            if _LEVEL_VALUE.match(text, start + len(key)):
+                return True
+            start = text.find(key, start + 1)
+    return False
+
+
+def excerpt(text: str) -> str:
+    """One redacted line of at most :data:`EXCERPT_LIMIT` characters.
+
+    Redaction runs before the cut, over a window far wider than the excerpt, so a
+    secret straddling the cut is still caught whole.
+    """
+    flat = " ".join(redact(text[:_REDACT_WINDOW]).split())
+    if len(flat) > EXCERPT_LIMIT:
+        return flat[: EXCERPT_LIMIT - 1] + "…"
+    return flat
+
+
+def _better(first: tuple[Classification, str], second: tuple[Classification, str]) -> bool:
+    """Whether ``second`` rests on more reliable evidence than ``first``."""
+    return _RANK[second[0].layer] < _RANK[first[0].layer]
+
+
+def _classify_traceback(parsed: ParsedTraceback, classify: Classify) -> tuple[Classification, str]:
+    """Classify the rebuilt chain; if no rule decides, try each exception line as text."""
+    exc = parsed.to_exception()
+    final = parsed.final
+    if exc is None or final is None:
+        text = "Traceback (most recent call last): cut off before its exception line"
+        return classify(text), text
+    verdict = classify(exc)
+    if verdict.layer is Layer.FALLBACK:
+        for line in reversed(parsed.exceptions):
+            by_text = classify(line.text)
+            if by_text.layer is not Layer.FALLBACK:
+                return by_text, final.text
+    return verdict, final.text
+
+
+def _embedded_traceback(text: str) -> ParsedTraceback | None:
+    """The first traceback inside a multi-line string (a JSON log field), if any."""
+    if _TRACEBACK_HINT not in text:
+        return None
+    lines = iter(text.splitlines())
+    for line in lines:
+        header = match_header(line)
+        if header is not None:
+            parser = TracebackParser(*header)
+            for rest in lines:
+                if not parser.feed(rest):
+                    break
+            return parser.result()
+    return None
+
+
+def subjects(text: str) -> list[object]:
+    """What to classify for one pasted message, most reliable first.
+
+    A traceback gives its rebuilt exception chain, then its exception lines (final
+    first), then the whole text (a log line pasted with it); a JSON object gives the
+    parsed mapping, then the text; anything else is just the text. ``explain`` takes
+    the first of these a rule decides.
+    """
+    embedded = _embedded_traceback(text)
+    if embedded is not None:
+        chain = embedded.to_exception()
+        lines = [line.text for line in reversed(embedded.exceptions)]
+        return [chain, *lines, text] if chain is not None else [text]
+    if text.lstrip().startswith("{"):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return [text]
+        if isinstance(value, dict):
+            return [value, text]
+    return [text]
+
+
+def _record_flagged(record: Mapping[str, object]) -> bool:
+    """Whether a JSON log record says it reports an error (level or error field)."""
+    for key in _LEVEL_KEYS:
+        level = lookup(record, key.split("."))
+        if isinstance(level, str) and level.strip().lower() in _ERROR_LEVELS:
+            return True
+        if isinstance(level, int) and not isinstance(level, bool) and level >= _PINO_ERROR_LEVEL:
+            return True
+    return any(record.get(key) for key in _ERROR_KEYS)
+
+
+def _first_text(record: Mapping[str, object], paths: Sequence[Sequence[str]]) -> str | None:
+    for path in paths:
+        value = lookup(record, path)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def _record_text(record: Mapping[str, object]) -> str:
+    """The record's message and error detail, or the record itself as compact JSON."""
+    summary = _first_text(record, _SUMMARY_KEYS)
+    detail = _first_text(record, _DETAIL_KEYS)
+    if summary and detail and detail != summary:
+        return f"{summary}: {detail}"
+    if summary or detail:
+        return summary or detail or ""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)[
+        :_REDACT_WINDOW
+    ]
+
+
+class Scanner:
+    """Fed the lines of one input in order; returns the findings and problems they reveal.
+
+    Args:
+        classify: The classifier (``llm_errors.classify`` or a ``Classifier``).
+        mode: Whether lines are plain text, JSON Lines, or detected per line.
+        field: A dotted path to the message in each JSON record; without it the
+            whole record goes to the classifier as a mapping.
+
+    Attributes:
+        records: JSON records read.
+        missing_field: JSON records without ``field`` (not errors, just counted).
+    """
+
+    def __init__(
+        self,
+        classify: Classify,
+        *,
+        mode: InputMode = InputMode.AUTO,
+        field: str | None = None,
+    ) -> None:
+        self._classify = classify
+        self._mode = mode
+        self._field = tuple(field.split(".")) if field else None
+        self._traceback: TracebackParser | None = None
+        self._traceback_lines = (0, 0)
+        self._traceback_header: Finding | None = None
+        self._held: Finding | None = None
+        self.records = 0
+        self.missing_field = 0
+
+    def feed(self, number: int, text: str) -> Sequence[Finding | Problem]:
+        """Take line ``number`` (1-based, without its line ending)."""
+        out: list[Finding | Problem] = []
+        if self._traceback is not None:
+            if self._traceback.feed(text):
+                self._traceback_lines = (self._traceback_lines[0], number)
+                return _NOTHING
+            out.append(self._close_traceback())
+        if not text or text.isspace():
+            self._release(out)
+            return out
+        if self._mode is InputMode.JSONL or (
+            self._mode is InputMode.AUTO and text.lstrip().startswith("{")
+        ):
+            parsed = self._parse_json(number, text)
+            if not isinstance(parsed, Problem):
+                self._release(out)
+                finding = self._record(number, parsed)
+                if finding is not None:
+                    out.append(finding)
+                return out
+            out.append(parsed)
+        if _TRACEBACK_HINT in text:
+            header = match_header(text)
+            if header is not None:
+                self._traceback = TracebackParser(*header)
+                self._traceback_lines = (number, number)
+                self._traceback_header, self._held = self._held, None
+                return out
+        if self._held is not None:
+            out.append(self._held)
+        self._held = self._line(number, text)
+        return out or _NOTHING
+
+    def finish(self) -> list[Finding | Problem]:
+        """The end of the input: close an open traceback, release a held finding."""
+        out: list[Finding | Problem] = []
+        if self._traceback is not None:
+            out.append(self._close_traceback())
+        self._release(out)
+        return out
+
+    def _release(self, out: list[Finding | Problem]) -> None:
+        # A flagged line is held back one line in case a traceback header follows it.
+        if self._held is not None:
+            out.append(self._held)
+            self._held = None
+
+    def _line(self, number: int, text: str) -> Finding | None:
+        verdict = self._classify(text)
+        if verdict.layer is Layer.FALLBACK and not has_marker(text):
+            return None
+        return Finding(number, number, "line", verdict, text)
+
+    def _close_traceback(self) -> Finding:
+        assert self._traceback is not None  # noqa: S101 -- only called with one open
+        verdict, text = _classify_traceback(self._traceback.result(), self._classify)
+        first, last = self._traceback_lines
+        header = self._traceback_header
+        if header is not None:
+            first = header.line
+            if _better((verdict, text), (header.classification, header.text)):
+                verdict, text = header.classification, header.text
+        self._traceback = self._traceback_header = None
+        return Finding(first, last, "traceback", verdict, text)
+
+    def _parse_json(self, number: int, text: str) -> Mapping[str, object] | Problem:
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            detail = f"not valid JSON ({exc}); scanned as plain text"
+            return Problem(ProblemKind.BAD_JSON, number, detail)
+        if not isinstance(value, dict):
+            detail = f"a JSON {type(value).__name__}, not an object; scanned as plain text"
+            return Problem(ProblemKind.BAD_JSON, number, detail)
+        return value
+
+    def _record(self, number: int, record: Mapping[str, object]) -> Finding | None:
+        self.records += 1
+        subject: object = record
+        if self._field is not None:
+            subject = lookup(record, self._field)
+            if subject is MISSING or subject is None:
+                self.missing_field += 1
+                return None
+        if isinstance(subject, Mapping):
+            verdict = self._classify(subject)
+            verdict, text = self._embedded(subject, verdict, _record_text(subject))
+            flagged = _record_flagged(record) or has_marker(text)
+        else:
+            text = subject if isinstance(subject, str) else json.dumps(subject)
+            verdict = self._classify(text)
+            embedded = _embedded_traceback(text)
+            if embedded is not None:
+                candidate = _classify_traceback(embedded, self._classify)
+                if _better((verdict, text), candidate):
+                    verdict, text = candidate
+            flagged = _record_flagged(record) or has_marker(text)
+        if verdict.layer is Layer.FALLBACK and not flagged:
+            return None
+        return Finding(number, number, "record", verdict, text)
+
+    def _embedded(
+        self, record: Mapping[str, object], verdict: Classification, text: str
+    ) -> tuple[Classification, str]:
+        """A traceback in a top-level string field decides if its evidence is more reliable."""
+        for value in record.values():
+            if isinstance(value, str):
+                embedded = _embedded_traceback(value)
+                if embedded is not None:
+                    candidate = _classify_traceback(embedded, self._classify)
+                    if _better((verdict, text), candidate):
+                        return candidate
+        return verdict, text

@@ -1,0 +1,131 @@
+"""Aggregate findings and problems into a summary, in bounded memory (pure)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Final
+
+from llm_errors._taxonomy import ErrorCode
+from llm_errors.logs._scan import Finding, Problem, ProblemKind
+
+__all__ = ["CappedCounter", "Tally", "normalise"]
+
+#: Distinct unmatched messages tracked before the rarest are pruned.
+UNMATCHED_CAP: Final = 5000
+#: Longest normalised message kept as a key, in characters.
+_KEY_LIMIT: Final = 160
+#: Unreadable files listed by name in the summary; the rest are only counted.
+_UNREADABLE_LISTED: Final = 20
+
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+# One pass, the alternatives tried in order at each position; the group name is the
+# placeholder.
+_FOLD = re.compile(
+    rf"""
+      (?P<time>\d{{4}}-\d{{2}}-\d{{2}}(?:[T\ ]\d{{2}}:\d{{2}}(?::\d{{2}})?(?:[.,]\d+)?
+               (?:Z|[+-]\d{{2}}:?\d{{2}})?)?
+             | \b{_MONTH}\s+\d{{1,2}}\s+\d{{2}}:\d{{2}}:\d{{2}}\b
+             | \b\d{{2}}:\d{{2}}:\d{{2}}(?:[.,]\d+)?\b)
+    | (?P<uuid>\b[0-9a-fA-F]{{8}}-(?:[0-9a-fA-F]{{4}}-){{3}}[0-9a-fA-F]{{12}}\b)
+    | (?P<hex>\b0x[0-9a-fA-F]+\b)
+    | (?P<id>\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{{8,}})  # request, trace, completion ids
+    | (?P<n>\d+(?:\.\d+)?)
+    """,
+    re.VERBOSE,
+)
+_LEADING_TIME = re.compile(r"^[\W_]*<time>[\s\],|-]*")
+
+
+def _placeholder(match: re.Match[str]) -> str:
+    return f"<{match.lastgroup}>"
+
+
+def normalise(message: str) -> str:
+    """Fold a message so that occurrences differing only in numbers or ids count together.
+
+    Timestamps become ``<time>`` (and a leading one is dropped), UUIDs ``<uuid>``,
+    long letter-and-digit tokens (request ids) ``<id>``, other numbers ``<n>``.
+    """
+    message = " ".join(_LEADING_TIME.sub("", _FOLD.sub(_placeholder, message)).split())
+    return message[:_KEY_LIMIT]
+
+
+class CappedCounter:
+    """A counter of strings that keeps at most ``2 * cap`` keys.
+
+    When full it keeps the ``cap`` most frequent keys and moves the others' counts
+    to :attr:`untracked`, so heavy hitters survive while memory stays bounded.
+    Counts are exact until the first prune and lower bounds after it.
+    """
+
+    def __init__(self, cap: int = UNMATCHED_CAP) -> None:
+        self.cap = cap
+        self.untracked = 0
+        self._counts: dict[str, int] = {}
+
+    def add(self, key: str) -> None:
+        """Count one occurrence of ``key``."""
+        self._counts[key] = self._counts.get(key, 0) + 1
+        if len(self._counts) > 2 * self.cap:
+            ranked = sorted(self._counts.items(), key=lambda item: item[1], reverse=True)
+            self._counts = dict(ranked[: self.cap])
+            self.untracked += sum(count for _, count in ranked[self.cap :])
+
+    def most_common(self, n: int) -> list[tuple[str, int]]:
+        """The ``n`` most frequent keys, most frequent first (ties: first seen first)."""
+        return Counter(self._counts).most_common(n)
+
+    @property
+    def distinct(self) -> int:
+        """Keys currently tracked."""
+        return len(self._counts)
+
+    @property
+    def approximate(self) -> bool:
+        """Whether a prune happened, so counts are lower bounds."""
+        return self.untracked > 0
+
+
+@dataclass(slots=True)
+class Tally:
+    """Everything the summary reports; fed per finding and per problem."""
+
+    fail_on: frozenset[ErrorCode] = frozenset()
+    files: int = 0
+    lines: int = 0
+    records: int = 0
+    missing_field: int = 0
+    errors: int = 0
+    unmatched: int = 0
+    retryable: int = 0
+    by_code: Counter[ErrorCode] = field(default_factory=Counter)
+    retryable_by_code: Counter[ErrorCode] = field(default_factory=Counter)
+    by_rule: Counter[tuple[str, ErrorCode]] = field(default_factory=Counter)
+    unmatched_messages: CappedCounter = field(default_factory=CappedCounter)
+    problems: Counter[ProblemKind] = field(default_factory=Counter)
+    unreadable: list[str] = field(default_factory=list)
+
+    def add(self, finding: Finding) -> None:
+        """Count one error."""
+        verdict = finding.classification
+        self.errors += 1
+        self.by_code[verdict.code] += 1
+        self.by_rule[verdict.rule, verdict.code] += 1
+        self.retryable += verdict.retryable
+        self.retryable_by_code[verdict.code] += verdict.retryable
+        if not finding.matched:
+            self.unmatched += 1
+            self.unmatched_messages.add(normalise(finding.message))
+
+    def add_problem(self, source: str, problem: Problem) -> None:
+        """Count one problem; unreadable files are also remembered by name (the first few)."""
+        self.problems[problem.kind] += 1
+        if problem.kind is ProblemKind.UNREADABLE and len(self.unreadable) < _UNREADABLE_LISTED:
+            self.unreadable.append(f"{source}: {problem.detail}")
+
+    @property
+    def failed(self) -> frozenset[ErrorCode]:
+        """The ``fail_on`` codes that were seen."""
+        return frozenset(code for code in self.fail_on if self.by_code[code])

@@ -1,0 +1,422 @@
+"""The ``llm-errors`` command line, end to end through ``main`` (and once as a process)."""
+
+import gzip
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llm_errors.logs._cli import (
+    EXIT_BROKEN_PIPE,
+    EXIT_FAIL_ON,
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    EXIT_USAGE,
+    PROBLEMS_SHOWN,
+    main,
+)
+
+SAMPLE_LOG = Path(__file__).parents[3] / "examples" / "sample.log"
+SAMPLE_JSONL = Path(__file__).parents[3] / "examples" / "sample.jsonl"
+
+TRACEBACK_LOG = """\
+2025-03-14 09:12:26,001 INFO router: request started
+2025-03-14 09:12:27,730 ERROR router: completion failed
+Traceback (most recent call last):
+  File "/srv/router/chat.py", line 118, in complete
+    response = client.chat.completions.create(**payload)
+httpx.ReadTimeout: The read operation timed out
+2025-03-14 09:12:31,005 INFO router: upstream check ok
+2025-03-14 09:12:33,418 ERROR jobs: job 8812 failed: KeyError: 'choices'
+"""
+
+
+def run(capsys, *argv):
+    """Run ``main``; return the status, the parsed stdout records (jsonl) and stderr."""
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def records(out):
+    return [json.loads(line) for line in out.splitlines()]
+
+
+@pytest.fixture
+def traceback_log(tmp_path):
+    path = tmp_path / "app.log"
+    path.write_text(TRACEBACK_LOG)
+    return str(path)
+
+
+def test_classify_plain_text_jsonl(capsys, traceback_log):
+    """Each error becomes one JSON object with its place, verdict and a message excerpt."""
+    status, out, err = run(capsys, "classify", "--format", "jsonl", traceback_log)
+    assert status == EXIT_OK
+    timeout, unmatched = records(out)
+    assert timeout == {
+        "file": traceback_log,
+        "line": 2,
+        "end_line": 6,
+        "kind": "traceback",
+        "code": "TIMEOUT",
+        "rule": timeout["rule"],
+        "layer": "exception",
+        "retryable": True,
+        "retry_after": None,
+        "status": None,
+        "matched": True,
+        "message": "httpx.ReadTimeout: The read operation timed out",
+    }
+    assert unmatched["line"] == 8
+    assert (unmatched["code"], unmatched["rule"], unmatched["matched"]) == (
+        "PROVIDER_ERROR",
+        "fallback",
+        False,
+    )
+    assert err == "llm-errors: 1 file, 8 lines: 2 errors (1 retryable, 1 unmatched)\n"
+
+
+def test_default_format_is_jsonl_when_stdout_is_not_a_terminal(capsys, traceback_log):
+    """Captured stdout is not a terminal, so the default is jsonl."""
+    status, out, _ = run(capsys, "classify", traceback_log)
+    assert status == EXIT_OK
+    assert [r["code"] for r in records(out)] == ["TIMEOUT", "PROVIDER_ERROR"]
+
+
+def test_jsonl_input_with_dotted_field(capsys, tmp_path):
+    """``--field`` picks the message out of each record by a dotted path."""
+    path = tmp_path / "app.jsonl"
+    lines = [
+        {"ts": 1, "level": "info", "msg": "served"},
+        {"ts": 2, "level": "error", "error": {"message": "Request timed out."}},
+        {"ts": 3, "level": "error", "error": {"message": "job 4 failed"}},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    status, out, err = run(capsys, "classify", "--field", "error.message", str(path))
+    assert status == EXIT_OK
+    found = records(out)
+    assert [(r["line"], r["code"], r["kind"]) for r in found] == [
+        (2, "TIMEOUT", "record"),
+        (3, "PROVIDER_ERROR", "record"),
+    ]
+    assert "3 JSON records" in err
+
+
+def test_table_reports_missing_field(capsys, tmp_path):
+    """Records without the field are counted in the table, not silently passed over."""
+    path = tmp_path / "app.jsonl"
+    path.write_text('{"msg": "a"}\n{"error": {"message": "socket hang up"}}\n')
+    status, out, _ = run(
+        capsys, "classify", "--format", "table", "--field", "error.message", str(path)
+    )
+    assert status == EXIT_OK
+    assert "1 JSON record had no field 'error.message'." in out
+    assert "TRANSPORT" in out
+
+
+@pytest.mark.parametrize(
+    ("codes", "status"),
+    [
+        pytest.param(["TIMEOUT"], EXIT_FAIL_ON, id="seen"),
+        pytest.param(["auth,timeout"], EXIT_FAIL_ON, id="comma-lowercase"),
+        pytest.param(["AUTH", "QUOTA_EXCEEDED"], EXIT_OK, id="not-seen"),
+        pytest.param(["PROVIDER_ERROR"], EXIT_FAIL_ON, id="unmatched-counts"),
+    ],
+)
+def test_fail_on_sets_the_exit_status(capsys, traceback_log, codes, status):
+    """``--fail-on`` exits 1 exactly when an error with one of its codes was seen."""
+    assert run(capsys, "classify", traceback_log, "--fail-on", *codes)[0] == status
+
+
+def test_fail_on_unknown_code_is_a_usage_error(capsys, traceback_log):
+    """A misspelt code (or a FILE swallowed by --fail-on) is a usage error naming it."""
+    status, _, err = run(capsys, "classify", "--fail-on", "TIMEOUT", traceback_log)
+    assert status == EXIT_USAGE
+    assert f"'{traceback_log}' is not an error code" in err
+
+
+def test_field_with_text_input_is_a_usage_error(capsys, traceback_log):
+    """``--field`` can never apply to plain text, so asking for both is a usage error."""
+    status, out, err = run(capsys, "classify", "--input", "text", "--field", "msg", traceback_log)
+    assert status == EXIT_USAGE
+    assert out == ""
+    assert "--field applies to JSON records" in err
+
+
+def test_table_output(capsys, traceback_log):
+    """The table counts per code and rule, gives the retryable share and unmatched messages."""
+    status, out, err = run(
+        capsys, "classify", "--format", "table", traceback_log, "--fail-on", "AUTH"
+    )
+    assert status == EXIT_OK
+    assert err == ""
+    rows = [line.split() for line in out.splitlines()]
+    assert out.startswith("Scanned 1 file, 8 lines: 2 errors (1 retryable, 1 unmatched).")
+    assert ["TIMEOUT", "1", "50%", "yes"] in rows
+    assert ["PROVIDER_ERROR", "1", "50%", "no"] in rows
+    assert ["retryable", "share:", "50%"] in rows
+    assert ["fallback", "PROVIDER_ERROR", "1"] in rows
+    assert "ERROR jobs: job <n> failed: KeyError: 'choices'" in out
+    assert out.rstrip().endswith("--fail-on AUTH: seen: none")
+
+
+def test_problems_are_reported_and_the_run_goes_on(capsys, tmp_path):
+    """Unreadable files, bad JSON and binary lines: named on stderr, counted, scan continues."""
+    missing = tmp_path / "missing.log"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"level": "error", "msg": "socket hang up"}\n{"level": "error", "msg\n')
+    binary = tmp_path / "binary.log"
+    binary.write_bytes(b"\x00\x01\x02\x89PNG\n" + b"caf\xe9 ERROR: terminated\n")
+    status, out, err = run(
+        capsys, "classify", str(missing), str(bad), str(binary), "--format", "jsonl"
+    )
+    assert status == EXIT_UNREADABLE
+    assert [(Path(r["file"]).name, r["line"]) for r in records(out)] == [
+        ("bad.jsonl", 1),
+        ("bad.jsonl", 2),
+        ("binary.log", 2),
+    ]
+    lines = err.splitlines()
+    assert f"llm-errors: {missing}: unreadable file: No such file or directory" in lines
+    assert any(
+        line.startswith(f"llm-errors: {bad}:2: bad JSON line: not valid JSON") for line in lines
+    )
+    assert f"llm-errors: {binary}:1: binary line: binary data (NUL bytes); skipped" in lines
+    assert any(line.startswith(f"llm-errors: {binary}:2: undecodable line:") for line in lines)
+    assert lines[-1] == (
+        "llm-errors: 2 files, 4 lines (1 JSON record): 3 errors (2 retryable, 1 unmatched); "
+        "input problems: 1 bad JSON line, 1 binary line, 1 undecodable line, 1 unreadable file"
+    )
+
+
+def test_fail_on_wins_over_unreadable(capsys, tmp_path, traceback_log):
+    """When a --fail-on code was seen the status is 1 even if another input was unreadable."""
+    missing = str(tmp_path / "missing.log")
+    status, *_ = run(capsys, "classify", missing, traceback_log, "--fail-on", "TIMEOUT")
+    assert status == EXIT_FAIL_ON
+
+
+def test_many_problems_of_one_kind_are_capped_on_stderr_but_all_counted(capsys, tmp_path):
+    """After a few messages of one kind per file the rest are only counted."""
+    path = tmp_path / "dump.bin"
+    path.write_bytes(b"\x00junk\n" * (PROBLEMS_SHOWN + 7))
+    status, _, err = run(capsys, "classify", str(path))
+    assert status == EXIT_OK
+    lines = err.splitlines()
+    assert sum("binary data (NUL bytes)" in line for line in lines) == PROBLEMS_SHOWN
+    assert (
+        f"llm-errors: {path}: more binary lines follow, not shown (counted in the summary)" in lines
+    )
+    assert lines[-1].endswith(f"input problems: {PROBLEMS_SHOWN + 7} binary lines")
+
+
+def test_stdin_dash_and_default(capsys, monkeypatch):
+    """``-`` and no FILE both read stdin, shown as ``<stdin>``."""
+    for argv in (["classify", "-"], ["classify"]):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(TRACEBACK_LOG.encode())))
+        status, out, _ = run(capsys, *argv)
+        assert status == EXIT_OK
+        found = records(out)
+        assert [(r["file"], r["line"], r["code"]) for r in found] == [
+            ("<stdin>", 2, "TIMEOUT"),
+            ("<stdin>", 8, "PROVIDER_ERROR"),
+        ]
+
+
+def test_gzip_input(capsys, tmp_path):
+    """Gzip-compressed logs are read transparently."""
+    path = tmp_path / "app.log.gz"
+    path.write_bytes(gzip.compress(TRACEBACK_LOG.encode()))
+    status, out, _ = run(capsys, "classify", str(path))
+    assert status == EXIT_OK
+    assert [r["line"] for r in records(out)] == [2, 8]
+
+
+def test_progress_bar_when_forced(capsys, traceback_log):
+    """``--progress always`` draws the bar on stderr and clears it at the end."""
+    status, _, err = run(capsys, "classify", "--progress", "always", traceback_log)
+    assert status == EXIT_OK
+    assert "100%" in err
+    assert "\r\x1b[K" in err
+
+
+def test_no_command_is_a_usage_error(capsys):
+    """Without a command there is nothing to do: usage error, status 2."""
+    status, out, err = run(capsys)
+    assert status == EXIT_USAGE
+    assert out == ""
+    assert "required: COMMAND" in err
+
+
+def test_help_documents_exit_status(capsys):
+    """``--help`` lists the exit statuses."""
+    status, out, _ = run(capsys, "classify", "--help")
+    assert status == EXIT_OK
+    assert "exit status:" in out
+    assert "3    an input could not be opened or read to its end" in out
+
+
+def test_sample_log_demo(capsys):
+    """The bundled sample's errors land where the issue's policy says, and tracebacks group."""
+    status, out, err = run(capsys, "classify", "--format", "jsonl", str(SAMPLE_LOG))
+    assert status == EXIT_OK
+    assert "input problems" not in err
+    by_line = {r["line"]: r for r in records(out)}
+    expected = {
+        8: "RATE_LIMIT",  # httpx logs the 429 response at INFO
+        12: "RATE_LIMIT",  # OpenAI TPM throttle, "try again in 2.06s"
+        13: "QUOTA_EXCEEDED",  # openai.RateLimitError whose body says insufficient_quota
+        26: "RATE_LIMIT",  # anthropic 529 overloaded_error
+        28: "RATE_LIMIT",  # Mistral service tier capacity exceeded (429 body)
+        29: "TRANSPORT",  # httpx.ConnectError -> openai.APIConnectionError chain
+        51: "CONTEXT_OVERFLOW",
+        52: "TRANSPORT",  # peer closed connection mid-stream
+        71: "TRANSPORT",  # undici "terminated"
+        72: "TRANSPORT",  # Anthropic stream ended before message_stop
+        73: "TRANSPORT",  # fetch failed / ECONNRESET
+        74: "SERVER",  # Cloudflare 522
+        75: "SERVER",  # Envoy upstream connect error
+        76: "SERVER",  # nginx 502 page
+        78: "RATE_LIMIT",  # Bedrock ThrottlingException
+        79: "CONTEXT_OVERFLOW",  # Bedrock "Input is too long for requested model"
+        80: "AUTH",
+        81: "QUOTA_EXCEEDED",  # credit balance too low
+        82: "CONTENT_FILTER",
+        85: "INVALID_REQUEST",  # Ollama model not found (404)
+        86: "TIMEOUT",  # builtin TimeoutError traceback
+        101: "RATE_LIMIT",  # Groq requests-per-minute 429
+        102: "QUOTA_EXCEEDED",  # DeepSeek 402 Insufficient Balance
+        103: "ABORTED",  # asyncio CancelledError traceback
+    }
+    assert {line: by_line[line]["code"] for line in expected} == expected
+    assert by_line[29]["end_line"] == 49
+    unmatched = {r["message"].split(": ", 1)[-1] for r in by_line.values() if not r["matched"]}
+    assert all(
+        any(word in message for word in ("KeyError", "redis", "invalid JSON"))
+        for message in unmatched
+    ), unmatched
+
+
+def test_sample_jsonl_demo(capsys):
+    """The bundled JSON Lines sample classifies without problems."""
+    status, out, err = run(capsys, "classify", str(SAMPLE_JSONL))
+    assert status == EXIT_OK
+    assert "input problems" not in err
+    assert len(records(out)) >= 5
+
+
+def test_module_runs_as_a_process():
+    """``python -m llm_errors`` works as a real process: output, summary and status."""
+    done = subprocess.run(  # noqa: S603 -- our own module, fixed arguments
+        [sys.executable, "-m", "llm_errors", "classify", str(SAMPLE_LOG), "--fail-on", "AUTH"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == EXIT_FAIL_ON
+    assert all(json.loads(line)["file"] == str(SAMPLE_LOG) for line in done.stdout.splitlines())
+    assert done.stderr.startswith("llm-errors: 1 file, ")
+
+
+def test_closed_stdout_ends_quietly(tmp_path):
+    """When the reader goes away (``| head``) the run stops with 141 and no traceback."""
+    path = tmp_path / "big.log"
+    path.write_text("ERROR jobs: job 1 failed: KeyError: 'choices'\n" * 50_000)
+    with subprocess.Popen(  # noqa: S603 -- our own module, fixed arguments
+        [sys.executable, "-m", "llm_errors", "classify", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as process:
+        assert process.stdout.readline()
+        process.stdout.close()
+        stderr = process.stderr.read()
+        assert process.wait(timeout=60) == EXIT_BROKEN_PIPE
+    assert b"Traceback" not in stderr
+
+
+def explained(out):
+    """Parse the ``key  value`` lines of ``explain``."""
+    return dict(line.split(None, 1) for line in out.splitlines())
+
+
+def test_explain_prints_code_rule_rationale_and_source(capsys):
+    """``explain`` shows the verdict and the deciding rule's rationale and source."""
+    status, out, _ = run(capsys, "explain", "Service tier capacity exceeded for this model.")
+    assert status == EXIT_OK
+    fields = explained(out)
+    assert list(fields) == [
+        "code",
+        "retryable",
+        "rule",
+        "layer",
+        "retry_after",
+        "status",
+        "matched",
+        "why",
+        "source",
+        "example",
+    ]
+    assert (fields["code"], fields["retryable"], fields["layer"]) == ("RATE_LIMIT", "yes", "text")
+    assert fields["rule"] == "mistral.capacity"
+    assert fields["matched"] == "Service tier capacity exceeded"
+    assert fields["retry_after"] == "-"
+    assert fields["why"]
+    assert fields["source"]
+
+
+def test_explain_joins_words_and_json_output(capsys):
+    """Unquoted words are joined; ``--json`` prints one object with the same keys."""
+    status, out, _ = run(capsys, "explain", "--json", "Service", "tier", "capacity", "exceeded")
+    assert status == EXIT_OK
+    record = json.loads(out)
+    assert record["code"] == "RATE_LIMIT"
+    assert record["retryable"] is True
+    assert record["rule"] == "mistral.capacity"
+    assert set(record) == {
+        "code",
+        "retryable",
+        "rule",
+        "layer",
+        "retry_after",
+        "status",
+        "matched",
+        "why",
+        "source",
+        "example",
+    }
+
+
+def test_explain_json_body(capsys):
+    """A message that is a JSON object is explained as a provider error body."""
+    body = json.dumps({"error": {"type": "insufficient_quota", "message": "over quota"}})
+    status, out, _ = run(capsys, "explain", "--json", body)
+    assert status == EXIT_OK
+    record = json.loads(out)
+    assert (record["code"], record["layer"]) == ("QUOTA_EXCEEDED", "status")
+
+
+def test_explain_traceback_from_stdin(capsys, monkeypatch):
+    """``explain -`` reads a pasted traceback and explains its rebuilt exception chain."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(TRACEBACK_LOG))
+    status, out, _ = run(capsys, "explain", "-")
+    assert status == EXIT_OK
+    fields = explained(out)
+    assert (fields["code"], fields["layer"]) == ("TIMEOUT", "exception")
+    assert fields["matched"] == "httpx.ReadTimeout"
+
+
+def test_explain_unmatched(capsys):
+    """A message no rule matches is explained as the fallback, still with status 0."""
+    status, out, _ = run(capsys, "explain", "--json", "all good here")
+    assert status == EXIT_OK
+    record = json.loads(out)
+    assert (record["code"], record["rule"], record["matched"]) == (
+        "PROVIDER_ERROR",
+        "fallback",
+        None,
+    )

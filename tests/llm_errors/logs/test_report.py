@@ -1,0 +1,140 @@
+"""Rendering: JSON Lines records, the summary line, the table, the progress bar."""
+
+import json
+
+from llm_errors import Classification, ErrorCode, Explanation, Layer
+from llm_errors.logs._report import (
+    explanation_record,
+    finding_record,
+    render_explanation,
+    render_progress,
+    render_table,
+    summary_line,
+)
+from llm_errors.logs._scan import Finding, Problem, ProblemKind
+from llm_errors.logs._tally import Tally
+
+
+def make_finding(code, *, retryable, layer=Layer.TEXT, rule="rule.x", message="boom", **kw):
+    verdict = Classification(code=code, retryable=retryable, rule=rule, layer=layer, **kw)
+    return Finding(3, 9, "traceback", verdict, message)
+
+
+def test_finding_record_has_every_documented_key():
+    """A jsonl record names file, lines, code, rule, layer, retryability and the excerpt."""
+    found = make_finding(ErrorCode.RATE_LIMIT, retryable=True, retry_after=2.5, status=429)
+    record = finding_record("app.log", found)
+    assert record == {
+        "file": "app.log",
+        "line": 3,
+        "end_line": 9,
+        "kind": "traceback",
+        "code": "RATE_LIMIT",
+        "rule": "rule.x",
+        "layer": "text",
+        "retryable": True,
+        "retry_after": 2.5,
+        "status": 429,
+        "matched": True,
+        "message": "boom",
+    }
+    assert json.loads(json.dumps(record)) == record
+
+
+def filled_tally():
+    tally = Tally(fail_on=frozenset({ErrorCode.QUOTA_EXCEEDED}))
+    tally.files, tally.lines = 2, 1234
+    for _ in range(3):
+        tally.add(make_finding(ErrorCode.RATE_LIMIT, retryable=True, rule="openai.rate_limit"))
+    tally.add(make_finding(ErrorCode.QUOTA_EXCEEDED, retryable=False, rule="openai.quota"))
+    for n in (17, 18):
+        unmatched = make_finding(
+            ErrorCode.PROVIDER_ERROR,
+            retryable=False,
+            layer=Layer.FALLBACK,
+            rule="fallback",
+            message=f"ERROR jobs: job {n} failed: KeyError: 'choices'",
+        )
+        tally.add(unmatched)
+    tally.add_problem("gone.log", Problem(ProblemKind.UNREADABLE, None, "No such file"))
+    return tally
+
+
+def test_summary_line():
+    """The summary counts inputs, errors, retryable and unmatched ones, and problems."""
+    assert summary_line(filled_tally()) == (
+        "2 files, 1,234 lines: 6 errors (3 retryable, 2 unmatched); "
+        "input problems: 1 unreadable file"
+    )
+
+
+def test_render_table_sections():
+    """The table has per-code and per-rule counts, shares, unmatched messages, problems."""
+    table = render_table(filled_tally(), top=5)
+    lines = table.splitlines()
+    assert lines[0] == (
+        "Scanned 2 files, 1,234 lines: 6 errors (3 retryable, 2 unmatched); "
+        "input problems: 1 unreadable file."
+    )
+    rows = [line.split() for line in lines]
+    assert rows.index(["RATE_LIMIT", "3", "50%", "yes"]) < rows.index(["total", "6", "100%"])
+    assert ["QUOTA_EXCEEDED", "1", "17%", "no"] in rows
+    assert ["PROVIDER_ERROR", "2", "33%", "no"] in rows
+    assert "  retryable share: 50%" in lines
+    assert ["openai.rate_limit", "RATE_LIMIT", "3"] in rows
+    assert "       2  ERROR jobs: job <n> failed: KeyError: 'choices'" in lines
+    assert "      gone.log: No such file" in lines
+    assert lines[-1] == "--fail-on QUOTA_EXCEEDED: seen: QUOTA_EXCEEDED (1)"
+
+
+def test_render_table_without_errors():
+    """An input without errors says so plainly."""
+    tally = Tally()
+    tally.files, tally.lines = 1, 10
+    assert render_table(tally) == (
+        "Scanned 1 file, 10 lines: 0 errors (0 retryable, 0 unmatched).\n\nNo errors found.\n"
+    )
+
+
+def test_render_table_missing_field_and_mixed_retryability():
+    """Records without --field are counted; a code retried only sometimes shows the split."""
+    tally = Tally()
+    tally.missing_field = 4
+    tally.add(make_finding(ErrorCode.SERVER, retryable=True))
+    tally.add(make_finding(ErrorCode.SERVER, retryable=False))
+    table = render_table(tally, field="error.message")
+    assert "4 JSON records had no field 'error.message'." in table
+    assert ["SERVER", "2", "100%", "1", "of", "2"] in [line.split() for line in table.splitlines()]
+
+
+def test_render_progress():
+    """The bar shows the label, the filled share, sizes and the rate."""
+    line = render_progress("app.log", 512 << 20, 1024 << 20, 2.0)
+    assert line.startswith("app.log ")
+    assert "[############............]  50%" in line
+    assert line.endswith("512/1,024 MiB  256 MiB/s")
+
+
+def test_render_progress_long_label_keeps_its_end():
+    """A long path is shortened from the left, where it is least telling."""
+    line = render_progress("/var/log/" + "x" * 50 + "/app.log", 0, 100, 0.0)
+    assert line.startswith("…")
+    assert "/app.log " in line
+    assert line.endswith("- MiB/s")
+
+
+def test_explanation_record_and_rendering():
+    """Explain's record redacts the matched text; the human form shows - for none."""
+    verdict = Classification(
+        code=ErrorCode.AUTH, retryable=False, status=401, rule="auth.key", layer=Layer.TEXT
+    )
+    key = "sk-ant-" + "k3y" * 10
+    explanation = Explanation(verdict, "a bad key", "docs", None, f"invalid key {key}")
+    record = explanation_record(explanation)
+    assert key not in record["matched"]
+    assert record["status"] == 401
+    assert record["example"] is None
+    lines = render_explanation(record).splitlines()
+    assert lines[0].split() == ["code", "AUTH"]
+    assert lines[1].split() == ["retryable", "no"]
+    assert ["example", "-"] in [line.split() for line in lines]

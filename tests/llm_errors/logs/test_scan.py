@@ -1,0 +1,337 @@
+"""Finding errors in lines and records: markers, tracebacks, JSON fields, problems."""
+
+import json
+
+import pytest
+
+from llm_errors import ErrorCode, Layer, classify
+from llm_errors.logs._scan import (
+    EXCERPT_LIMIT,
+    MISSING,
+    Finding,
+    InputMode,
+    Problem,
+    ProblemKind,
+    Scanner,
+    excerpt,
+    has_marker,
+    lookup,
+    subjects,
+)
+
+
+def scan(text, **options):
+    """Run a scanner over ``text``; return its findings and problems in order."""
+    scanner = Scanner(classify, **options)
+    events = []
+    for number, line in enumerate(text.splitlines(), 1):
+        events += scanner.feed(number, line)
+    events += scanner.finish()
+    return events
+
+
+def findings(text, **options):
+    return [event for event in scan(text, **options) if isinstance(event, Finding)]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param("2025-03-14 09:13:18,290 ERROR jobs: job 8812 failed", id="level"),
+        pytest.param("ts=2025-03-14T09:13:18Z level=error msg=boom", id="logfmt"),
+        pytest.param('{"level": "error"} as text', id="quoted-level"),
+        pytest.param("Severity: Critical - disk full", id="severity-titlecase"),
+        pytest.param("LEVELNAME=FATAL", id="levelname-upper"),
+        pytest.param("worker crashed: KeyError: 'choices'", id="error-class"),
+        pytest.param("java.lang.IllegalStateException: closed", id="exception-class"),
+        pytest.param("error: could not write cache", id="error-colon"),
+        pytest.param("panic: runtime error: index out of range", id="go-panic"),
+        pytest.param("Unhandled rejection in worker 3", id="unhandled"),
+        pytest.param("[CRIT] disk full", id="crit"),
+    ],
+)
+def test_has_marker_positive(line):
+    """Lines that say they report an error carry a marker."""
+    assert has_marker(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param("2025-03-14 09:12:04 INFO served in 1834 ms", id="info"),
+        pytest.param("INFO 0 errors, 12 warnings", id="errors-count"),
+        pytest.param("INFO retry policy: on error wait 2s", id="lowercase-error"),
+        pytest.param("DEBUG terrorist-free zone", id="substring"),
+        pytest.param("ts=1 level=info msg=done loglevel=errand", id="level-not-error"),
+    ],
+)
+def test_has_marker_negative(line):
+    """Ordinary lines that merely mention errors in passing carry no marker."""
+    assert not has_marker(line)
+
+
+def test_info_lines_are_not_errors():
+    """Lines without a marker that no rule routes produce nothing."""
+    text = "INFO starting\nINFO listening on 0.0.0.0:8080\nDEBUG cache warm\n"
+    assert scan(text) == []
+
+
+def test_marked_line_without_a_rule_is_an_unmatched_error():
+    """An ERROR line that no rule routes is an unmatched PROVIDER_ERROR finding."""
+    [found] = findings("INFO ok\n2025-03-14 ERROR jobs: job 8812 failed: KeyError: 'choices'\n")
+    assert (found.line, found.end_line, found.kind) == (2, 2, "line")
+    assert found.classification.code is ErrorCode.PROVIDER_ERROR
+    assert found.classification.layer is Layer.FALLBACK
+    assert not found.matched
+    assert found.message == "2025-03-14 ERROR jobs: job 8812 failed: KeyError: 'choices'"
+
+
+def test_routed_line_without_a_marker_is_an_error():
+    """A line a rule routes counts even without a level word (httpx logs 429s at INFO)."""
+    line = 'INFO httpx: HTTP Request: POST https://api.x/v1 "HTTP/1.1 429 Too Many Requests"'
+    [found] = findings(line)
+    assert found.matched
+    assert found.classification.code is ErrorCode.RATE_LIMIT
+
+
+TRACEBACK_LOG = """\
+2025-03-14 09:12:26,001 INFO router: request started
+2025-03-14 09:12:27,730 ERROR router: completion failed for request req_Pp02NnA4
+Traceback (most recent call last):
+  File "/srv/venv/lib/python3.12/site-packages/httpx/_transports/default.py", line 72, in map
+    yield
+httpx.ConnectError: [Errno 111] Connection refused
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/srv/router/chat.py", line 118, in complete
+    response = await client.chat.completions.create(**payload)
+openai.APIConnectionError: Connection error.
+2025-03-14 09:12:31,005 INFO router: upstream check ok
+"""
+
+
+def test_traceback_is_one_error_joined_with_its_log_line():
+    """The logger line, the traceback and its chained cause are one finding."""
+    [found] = findings(TRACEBACK_LOG)
+    assert (found.line, found.end_line, found.kind) == (2, 13, "traceback")
+    assert found.message == "openai.APIConnectionError: Connection error."
+    assert found.classification.code is ErrorCode.TRANSPORT
+    assert found.classification.layer is Layer.EXCEPTION
+
+
+def test_traceback_without_log_line_and_at_end_of_input():
+    """A bare traceback that ends the input is closed by ``finish``."""
+    text = "Traceback (most recent call last):\n  File 'a.py'\nhttpx.ReadTimeout: timed out"
+    [found] = findings(text)
+    assert (found.line, found.end_line) == (1, 3)
+    assert found.classification.code is ErrorCode.TIMEOUT
+
+
+def test_unrouted_traceback_is_unmatched():
+    """A traceback whose chain no rule routes is an unmatched error named by its last line."""
+    text = "Traceback (most recent call last):\n  File 'a.py'\nKeyError: 'choices'\nINFO next\n"
+    [found] = findings(text)
+    assert not found.matched
+    assert found.message == "KeyError: 'choices'"
+    assert (found.line, found.end_line) == (1, 3)
+
+
+def test_cut_off_traceback_is_still_reported():
+    """A header with no exception line is an unmatched error, not silently dropped."""
+    [found] = findings("Traceback (most recent call last):\n2025 INFO next\n")
+    assert not found.matched
+    assert "cut off" in found.message
+
+
+def test_log_line_decides_when_the_traceback_says_nothing():
+    """If the chain is unroutable but the logger line is, the logger line's verdict is used."""
+    text = (
+        "ERROR chat: upstream returned 503: upstream connect error or disconnect/reset before "
+        "headers. reset reason: connection failure\n"
+        "Traceback (most recent call last):\n"
+        "  File 'a.py'\n"
+        "RuntimeError: giving up\n"
+    )
+    [found] = findings(text)
+    assert found.classification.code is ErrorCode.SERVER
+    assert (found.line, found.end_line) == (1, 4)
+
+
+def test_two_error_lines_in_a_row_stay_two_findings():
+    """Holding a line back for a possible traceback never merges two plain lines."""
+    text = "ERROR a: first failure\nERROR b: second failure\n"
+    assert [f.line for f in findings(text)] == [1, 2]
+
+
+def test_prefixed_traceback_in_container_logs():
+    """Tracebacks whose lines all carry a container prefix are grouped through it."""
+    text = (
+        "api-1  | 2025-03-14 09:12:27 ERROR router: call failed\n"
+        "api-1  | Traceback (most recent call last):\n"
+        'api-1  |   File "a.py", line 3, in run\n'
+        "api-1  | httpx.ReadTimeout: The read operation timed out\n"
+        "web-1  | GET /health 200\n"
+    )
+    [found] = findings(text)
+    assert (found.line, found.end_line) == (1, 4)
+    assert found.classification.code is ErrorCode.TIMEOUT
+
+
+@pytest.mark.parametrize(
+    ("record", "field", "code"),
+    [
+        pytest.param(
+            {"level": "error", "error": {"message": "Request timed out."}},
+            "error.message",
+            ErrorCode.TIMEOUT,
+            id="dotted",
+        ),
+        pytest.param(
+            {"log.level": "error", "err": {"errors": [{"msg": "read ECONNRESET"}]}},
+            "err.errors.0.msg",
+            ErrorCode.TRANSPORT,
+            id="list-index",
+        ),
+        pytest.param(
+            {"event": {"error.message": "socket hang up"}},
+            "event.error.message",
+            ErrorCode.TRANSPORT,
+            id="key-with-dots",
+        ),
+    ],
+)
+def test_jsonl_field_path(record, field, code):
+    """``--field`` follows a dotted path, through lists and keys that contain dots."""
+    [found] = findings(json.dumps(record), field=field)
+    assert found.kind == "record"
+    assert found.classification.code is code
+
+
+def test_jsonl_field_missing_is_counted_not_an_error():
+    """Records without the field are counted separately and produce no finding."""
+    scanner = Scanner(classify, field="error.message")
+    assert not scanner.feed(1, json.dumps({"level": "info", "msg": "served"}))
+    assert not scanner.feed(2, json.dumps({"error": None}))
+    assert (scanner.records, scanner.missing_field) == (2, 2)
+
+
+def test_jsonl_field_holding_an_error_object_goes_to_the_classifier_as_a_mapping():
+    """A field that holds a provider error body is classified as a body, not as text."""
+    record = {"level": "error", "response": {"error": {"type": "insufficient_quota"}}}
+    [found] = findings(json.dumps(record), field="response")
+    assert found.classification.code is ErrorCode.QUOTA_EXCEEDED
+
+
+def test_jsonl_whole_record_without_field():
+    """Without ``--field`` the whole record is classified as a mapping."""
+    record = {"status": 429, "error": {"type": "insufficient_quota", "message": "quota"}}
+    [found] = findings(json.dumps(record))
+    assert found.classification.code is ErrorCode.QUOTA_EXCEEDED
+    assert found.message == "quota"
+
+
+def test_jsonl_error_level_without_rule_is_unmatched():
+    """A record at error level that no rule routes is an unmatched error."""
+    record = {"level": 50, "msg": "job 12 failed", "pid": 3}
+    [found] = findings(json.dumps(record))
+    assert not found.matched
+    assert found.message == "job 12 failed"
+
+
+def test_jsonl_info_record_is_not_an_error():
+    """Records without an error level, error field or rule produce nothing."""
+    assert findings(json.dumps({"level": "info", "msg": "served in 12 ms"})) == []
+
+
+def test_jsonl_embedded_traceback():
+    """A traceback inside a string field is grouped and classified by its chain."""
+    record = {
+        "level": "error",
+        "msg": "completion failed",
+        "exc_info": "Traceback (most recent call last):\n  File 'a.py', line 1\n"
+        "httpx.ReadTimeout: The read operation timed out",
+    }
+    [found] = findings(json.dumps(record))
+    assert found.classification.code is ErrorCode.TIMEOUT
+    assert found.message == "httpx.ReadTimeout: The read operation timed out"
+
+
+def test_bad_json_line_is_reported_and_scanned_as_text():
+    """A line that starts like JSON but is not: a problem with its line, then text scanning."""
+    events = scan('INFO ok\n{"level": "error", "msg": "socket hang up", \n')
+    problem, found = events
+    assert problem == Problem(ProblemKind.BAD_JSON, 2, problem.detail)
+    assert "not valid JSON" in problem.detail
+    assert found.classification.code is ErrorCode.TRANSPORT
+    assert found.line == 2
+
+
+def test_jsonl_mode_rejects_non_objects():
+    """In jsonl mode every non-blank line must be a JSON object."""
+    events = scan('[1, 2]\nplain text\n\n{"level": "info"}\n', mode=InputMode.JSONL)
+    kinds = [(type(e).__name__, getattr(e, "line", None)) for e in events]
+    assert kinds == [("Problem", 1), ("Problem", 2)]
+    assert "a JSON list, not an object" in events[0].detail
+
+
+def test_text_mode_never_parses_json():
+    """In text mode a JSON-looking line is just text."""
+    scanner = Scanner(classify, mode=InputMode.TEXT)
+    assert not scanner.feed(1, '{"level": "error", "msg": "x"}')
+    assert scanner.records == 0
+    [found] = scanner.finish()
+    assert found.kind == "line"
+
+
+def test_excerpt_is_redacted_and_bounded():
+    """Secrets never reach an excerpt, even past the cut; excerpts are one bounded line."""
+    key = "sk-proj-" + "A1b2C3d4" * 4
+    text = f"ERROR auth failed for key {key}\n  with\ttabs " + "and more " * 100
+    short = excerpt(text)
+    assert key not in short
+    assert len(short) == EXCERPT_LIMIT
+    assert short.endswith("…")
+    assert "\n" not in short
+    assert "\t" not in short
+
+
+def test_excerpt_redacts_a_secret_straddling_the_cut():
+    """A base64 payload that starts before the cut is redacted whole, not truncated raw."""
+    text = "ERROR image rejected: " + "QUJD" * 200
+    assert "QUJDQUJD" not in excerpt(text)
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        pytest.param(["a", "b"], 1, id="nested"),
+        pytest.param(["log.level"], "error", id="dotted-key"),
+        pytest.param(["log", "level"], "error", id="dotted-key-split"),
+        pytest.param(["items", "1", "x"], 2, id="list"),
+        pytest.param(["items", "9"], MISSING, id="list-out-of-range"),
+        pytest.param(["a", "b", "c"], MISSING, id="through-scalar"),
+        pytest.param(["nope"], MISSING, id="absent"),
+    ],
+)
+def test_lookup(path, expected):
+    """Dotted lookups find nested keys, dotted keys and list items, or say MISSING."""
+    record = {"a": {"b": 1}, "log.level": "error", "items": [{"x": 1}, {"x": 2}]}
+    assert lookup(record, path) == expected
+
+
+def test_subjects():
+    """Explain's candidates: a rebuilt chain, a parsed body, or the plain text."""
+    pasted = (
+        "ERROR x: failed\nTraceback (most recent call last):\n  File 'a'\nhttpx.ReadTimeout: slow"
+    )
+    chain, *rest = subjects(pasted)
+    assert type(chain).__qualname__ == "ReadTimeout"
+    assert rest == ["httpx.ReadTimeout: slow", pasted]
+    assert subjects('{"error": {"type": "x"}}') == [
+        {"error": {"type": "x"}},
+        '{"error": {"type": "x"}}',
+    ]
+    assert subjects("{not json") == ["{not json"]
+    assert subjects("terminated") == ["terminated"]

@@ -1,0 +1,143 @@
+"""The combined matcher agrees with "the first rule in table order that matches"."""
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llm_errors import RULES, Classifier, ErrorCode, Rule
+from llm_errors._match.matcher import FLAGS, TextMatcher
+from llm_errors._rules.status import status_from_text
+
+MATCHER = Classifier()._matcher
+FRAGMENTS = [example.text for rule in RULES for example in rule.examples]
+
+
+def first_rule_by_loop(text):
+    """The reference semantics: try each rule in order, keep the first that matches."""
+    for index, rule in enumerate(RULES):
+        if regex.search(rule.pattern, text, FLAGS):
+            return index
+    return None
+
+
+@pytest.mark.parametrize("text", [pytest.param(t, id=str(i)) for i, t in enumerate(FRAGMENTS)])
+def test_agrees_with_the_loop_on_every_example(text):
+    """Each example is decided by the rule the naive loop picks."""
+    found = MATCHER.match(text)
+    assert (found.index if found else None) == first_rule_by_loop(text)
+
+
+@settings(deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(FRAGMENTS),
+            st.text(
+                alphabet=" :=[]{}()\"'_-.,/abcdefghijklmnopqrstuvwxyzABCXYZ0123456789\n",
+                max_size=30,
+            ),
+        ),
+        max_size=4,
+    )
+)
+def test_agrees_with_the_loop_on_mixtures(parts):
+    """Concatenations of examples and noise are decided like the naive loop decides them."""
+    text = " ".join(parts)
+    found = MATCHER.match(text)
+    assert (found.index if found else None) == first_rule_by_loop(text)
+
+
+@settings(deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(FRAGMENTS),
+            st.text(alphabet=" :=[]{}_-./abcdekmorstuxz0123459\n", max_size=20),
+            # characters IGNORECASE equates with ASCII letters, and other non-ASCII text
+            st.sampled_from(["\u212a", "\u017f", "\u0130", "\u0131", "\u2019", "\u00e9", "\u0663"]),
+        ),
+        max_size=5,
+    ),
+    st.sampled_from([str, str.upper, str.lower, str.swapcase]),
+)
+def test_agrees_with_the_loop_on_any_case_and_script(parts, case):
+    """Non-ASCII text takes the same token path, and still agrees with the naive loop."""
+    text = case("".join(parts))
+    found = MATCHER.match(text)
+    assert (found.index if found else None) == first_rule_by_loop(text)
+    if found is not None:
+        assert found.status == status_from_text(text)
+
+
+def test_later_rule_leftmost_does_not_win():
+    """A higher-priority rule further right beats a lower-priority one further left."""
+    text = "Overloaded ... Error code: 429 - insufficient_quota"
+    found = MATCHER.match(text)
+    assert found is not None
+    assert RULES[found.index].id == "quota.insufficient-quota"
+
+
+def test_non_ascii_text_is_matched_at_its_anchors():
+    """Curly quotes and other non-ASCII text are matched correctly too."""
+    found = MATCHER.match("Azure OpenAI\u2019s content management policy \u2014 request blocked")
+    assert found is not None
+    assert RULES[found.index].code is ErrorCode.CONTENT_FILTER
+
+
+def test_a_way_needs_all_its_words():
+    """A line with only one word of a two-word rule does not try the rule at all."""
+    rule = Rule("acme.up", ErrorCode.TRANSPORT, r"\bupstream (?:gone|vanished)\b", "Ours.")
+    matcher = TextMatcher((rule,))
+    assert matcher.triggers[0].tokens == {"upstream"}
+    assert matcher.candidates("upstream pool size=10") == ()
+    assert matcher.match("upstream pool size=10") is None
+    assert matcher.candidates("upstream gone") == (0,)
+    found = matcher.match("db: Upstream GONE")
+    assert found is not None
+    assert found.matched == "Upstream GONE"
+
+
+def test_status_is_read_from_the_status_tokens():
+    """The stated status is the first 4xx/5xx in a status context, not a count before it."""
+    found = MATCHER.match("tokens=500 queue=429 then Error code: 503 - upstream connect error")
+    assert found is not None
+    assert found.status == 503
+
+
+def test_rules_without_anchors_are_searched():
+    """A rule that does not start with a known word is still found anywhere in the line."""
+    rule = Rule("acme.code", ErrorCode.SERVER, r"[#]ACME-5\d\d\b", "Our gateway's codes.")
+    matcher = TextMatcher((rule, *RULES))
+    assert not matcher.triggers[0].anchors
+    found = matcher.match("upstream said #ACME-503 then hung up")
+    assert found is not None
+    assert (found.index, found.matched) == (0, "#ACME-503")
+
+
+def test_rules_without_triggers_are_always_tried():
+    """A rule with no provable trigger is a candidate for every line."""
+    rule = Rule("acme.any", ErrorCode.SERVER, r"\w+-\d\d", "Anything numbered.")
+    matcher = TextMatcher((rule,))
+    assert matcher.triggers[0].always
+    assert matcher.candidates("nothing here") == (0,)
+    found = matcher.match("the pipe-42 again")
+    assert found is not None
+    assert found.matched == "pipe-42"
+
+
+def test_rules_with_only_substring_triggers():
+    """A literal that is not a whole token still narrows the candidates."""
+    rule = Rule("acme.broke", ErrorCode.SERVER, r"\w+-broke", "Anything broke.")
+    matcher = TextMatcher((rule,))
+    assert matcher.triggers[0].substrings == {"-broke"}
+    assert matcher.candidates("all fine") == ()
+    found = matcher.match("the PIPE-BROKE again")
+    assert found is not None
+    assert found.matched == "PIPE-BROKE"
+
+
+def test_empty_text():
+    """Empty text matches nothing."""
+    assert MATCHER.match("") is None
+    assert MATCHER.search_all_rules("") is None

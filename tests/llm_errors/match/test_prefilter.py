@@ -1,0 +1,186 @@
+"""Trigger tokens and anchors: sound (never skip a rule that matches), and useful."""
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llm_errors import RULES
+from llm_errors._match.matcher import FLAGS, TextMatcher
+from llm_errors._match.prefilter import derive_triggers, text_tokens, translate
+
+
+@pytest.mark.parametrize(
+    ("pattern", "tokens", "anchors"),
+    [
+        pytest.param(
+            r"\boverloaded_error\b", {"overloaded_error"}, {"overloaded_error"}, id="identifier"
+        ),
+        pytest.param(
+            r"\bconnection (?:reset|refused)\b",
+            {"reset", "refused"},
+            {"connection"},
+            id="rarer-word-preferred",
+        ),
+        pytest.param(
+            r"\b(?:ECONNRESET|EPIPE)\b",
+            {"econnreset", "epipe"},
+            {"econnreset", "epipe"},
+            id="alternatives",
+        ),
+        pytest.param(r"status\W{1,3}429\b", {"429"}, set(), id="unanchored-start"),
+        pytest.param(
+            r"\b52[0-7]\b",
+            {str(n) for n in range(520, 528)},
+            {str(n) for n in range(520, 528)},
+            id="small-range",
+        ),
+        pytest.param(r"\bUND_ERR_\w+", set(), set(), id="open-ended-identifier"),
+    ],
+)
+def test_derived_tokens_and_anchors(pattern, tokens, anchors):
+    """Tokens are whole words every match contains; anchors are words matches start with."""
+    triggers = derive_triggers(pattern)
+    assert set(triggers.tokens) == tokens
+    assert set(triggers.anchors) == anchors
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        pytest.param(r"foo", id="no-boundaries"),
+        pytest.param(r"\w+ failed", id="open-word"),
+        pytest.param(r"\p{Lu}+ error", id="regex-only-syntax"),
+        pytest.param(r".*", id="anything"),
+    ],
+)
+def test_underivable_patterns_fall_back_safely(pattern):
+    """What cannot be proved degrades to substrings or "always try", never to a guess."""
+    triggers = derive_triggers(pattern)
+    assert not triggers.tokens
+    if triggers.substrings:
+        assert all(sub in pattern.lower() for sub in triggers.substrings)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "ways"),
+    [
+        pytest.param(
+            r"\bconnection (?:error|reset)\b",
+            {
+                ("connection", frozenset({"connection", "error"})),
+                ("connection", frozenset({"connection", "reset"})),
+            },
+            id="every-word-of-each-alternative",
+        ),
+        pytest.param(
+            r"\bstream(?: ended)?\b",
+            {("stream", frozenset({"stream"}))},
+            id="supersets-of-a-way-dropped",
+        ),
+        pytest.param(
+            r"(?:\bread|\bwrite) timeout\b",
+            {("read", frozenset({"read", "timeout"})), ("write", frozenset({"write", "timeout"}))},
+            id="anchor-per-way",
+        ),
+        pytest.param(r"status\W{1,3}429\b", {(None, frozenset({"429"}))}, id="unanchored"),
+        pytest.param(r"\bUND_ERR_\w+", set(), id="no-tokens-no-ways"),
+    ],
+)
+def test_ways(pattern, ways):
+    """A way is an expansion's start token and all the whole tokens it contains."""
+    assert set(derive_triggers(pattern).ways) == ways
+
+
+def test_every_builtin_rule_has_tokens_and_anchors():
+    """No built-in rule turns the fast paths off."""
+    for rule in RULES:
+        triggers = derive_triggers(rule.pattern)
+        assert triggers.tokens, rule.id
+        assert triggers.anchors, rule.id
+
+
+def test_tokens_of_text():
+    """Tokens are lower-cased ASCII word runs; punctuation separates them."""
+    assert text_tokens("Error: read ECONNRESET (UND_ERR_SOCKET)") == [
+        b"error",
+        b"read",
+        b"econnreset",
+        b"und_err_socket",
+    ]
+    assert translate("A-b") == b"a b"
+
+
+def test_non_ascii_characters_are_separators_at_their_offsets():
+    """Each character is one byte: offsets into the translation are offsets into the text."""
+    assert translate("caf\u00e9 \u2019ok") == b"caf   ok"
+    assert translate("\U0001f600x") == b" x"
+    assert text_tokens("d\u00e9j\u00e0 vu") == [b"d", b"j", b"vu"]
+
+
+def test_ignorecase_equivalents_are_folded():
+    """Characters IGNORECASE equates with ASCII letters do not hide a token."""
+    assert b"kill" in text_tokens("\u212aill")  # KELVIN SIGN
+    assert b"socket" in text_tokens("\u017focket")  # LONG S
+    assert b"invalid" in text_tokens("\u0130NVAL\u0130D")  # DOTTED CAPITAL I
+
+
+FRAGMENTS = [example.text for rule in RULES for example in rule.examples]
+COMPILED = [
+    (rule, regex.compile(rule.pattern, FLAGS), derive_triggers(rule.pattern).ways) for rule in RULES
+]
+
+
+def _whole_tokens(text):
+    return {token.decode() for token in text_tokens(text)}
+
+
+@settings(deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(FRAGMENTS),
+            st.text(alphabet=" :=[]{}()\"'_-.,/abcdefghijklmnopqrstuvwxyz0123456789", max_size=20),
+            st.sampled_from(["\u212a", "\u017f", "\u0130", "\u2019", "\u00e9", "\n", "\t"]),
+        ),
+        max_size=4,
+    ),
+    st.sampled_from([str, str.upper, str.lower, str.swapcase]),
+)
+def test_every_match_goes_through_a_way(parts, case):
+    """Soundness of ways: each match starts at a way's anchor and holds all its tokens."""
+    text = case("".join(parts))
+    tokens = _whole_tokens(text)
+    translated = translate(text)
+    for rule, pattern, ways in COMPILED:
+        for found in pattern.finditer(text, overlapped=True):
+            start = translated[found.start() :].split(maxsplit=1)[:1]
+            assert any(
+                needed <= tokens and (anchor is None or [anchor.encode()] == start)
+                for anchor, needed in ways
+            ), (rule.id, found.group())
+
+
+MATCHER = TextMatcher(RULES)
+
+
+def _matching_rules(text):
+    return {i for i, (_, pattern, _) in enumerate(COMPILED) if pattern.search(text)}
+
+
+@settings(deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(FRAGMENTS),
+            st.text(alphabet=" :=[]{}()\"'_-.,/abcdefghijklmnopqrstuvwxyz0123456789", max_size=20),
+            st.sampled_from(["\u212a", "\u017f", "\u0130", "\u2019", "\n", "\t"]),
+        ),
+        max_size=4,
+    ),
+    st.sampled_from([str, str.upper, str.lower, str.swapcase]),
+)
+def test_candidates_never_miss_a_matching_rule(parts, case):
+    """Soundness: every rule that matches a text is among its candidates."""
+    text = case("".join(parts))
+    assert _matching_rules(text) <= set(MATCHER.candidates(text))
