@@ -4,8 +4,17 @@ import importlib
 
 import pytest
 
+PUBLIC_MODULES = [
+    "llm_errors",
+    "llm_errors.logs",
+    "llm_retry",
+    "adapter",
+    "adapter.pi",
+    "adapter.testing",
+]
 
-@pytest.mark.parametrize("name", ["llm_errors", "llm_retry", "adapter"])
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
 def test_all_is_sorted_and_complete(name):
     """``__all__`` lists exactly the public names the package defines or re-exports."""
     module = importlib.import_module(name)
@@ -19,3 +28,13 @@ def test_all_is_sorted_and_complete(name):
     assert sorted(module.__all__) == public
     for attr in module.__all__:
         assert getattr(module, attr) is not None
+
+
+def test_adapter_surface_is_the_client_only():
+    """``adapter`` exports the client surface (at most 30 names); the content model is in pi."""
+    import adapter
+    import adapter.pi
+
+    assert len(adapter.__all__) <= 30
+    assert "AssistantMessage" not in adapter.__all__
+    assert "AssistantMessage" in adapter.pi.__all__
