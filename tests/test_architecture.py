@@ -20,11 +20,22 @@ ALLOWED: dict[str, set[str]] = {
     "adapter._sse": set(),
     "adapter.pi": {"llm_errors"},
     "adapter._mistral.wire": set(),
-    "adapter._mistral": {"llm_errors", "llm_retry", "adapter._sse", "adapter.pi",
-                         "adapter._mistral.wire"},
+    "adapter._mistral": {
+        "llm_errors",
+        "llm_retry",
+        "adapter._sse",
+        "adapter.pi",
+        "adapter._mistral.wire",
+    },
     "adapter.testing": {"adapter.pi", "adapter._mistral.wire"},
-    "adapter": {"llm_errors", "llm_retry", "adapter._sse", "adapter.pi", "adapter._mistral",
-                "adapter.testing"},
+    "adapter": {
+        "llm_errors",
+        "llm_retry",
+        "adapter._sse",
+        "adapter.pi",
+        "adapter._mistral",
+        "adapter.testing",
+    },
 }
 
 
@@ -67,6 +78,8 @@ def test_imports_point_downward(path):
         name
         for name in _imports(path)
         if _room(name) != room
-        and not any(_room(name) == a or name == a or name.startswith(a + ".") for a in ALLOWED[room])
+        and not any(
+            _room(name) == a or name == a or name.startswith(a + ".") for a in ALLOWED[room]
+        )
     }
     assert not wrong, f"{module} (room {room}) imports {sorted(wrong)}"

@@ -74,12 +74,12 @@ POLICIES: Final[Mapping[str, _Policy]] = {
     "policy.long-reset": _Policy(
         "A rate limit whose stated wait is over an hour (Retry-After or 'try again in 7h') "
         "will not pass within a retry budget: QUOTA_EXCEEDED.",
-        "issue 2, policy rules (a reset more than an hour away is QUOTA_EXCEEDED)",
+        "docs/errors.md, policy rules (a reset more than an hour away is QUOTA_EXCEEDED)",
     ),
     "policy.abort-by-timeout": _Policy(
         "A cancellation caused by a timeout (asyncio.timeout, AbortSignal.timeout) is a "
         "TIMEOUT, not a caller abort.",
-        "issue 2, policy rules (an abort caused by a timeout is TIMEOUT)",
+        "docs/errors.md, policy rules (an abort caused by a timeout is TIMEOUT)",
     ),
     "typed": _Policy(
         "Our own LlmError already carries its code.",
@@ -88,7 +88,7 @@ POLICIES: Final[Mapping[str, _Policy]] = {
     "fallback": _Policy(
         "No rule matched; PROVIDER_ERROR is the non-retryable catch-all for genuinely "
         "unclassified failures.",
-        "issue 2, the taxonomy (PROVIDER_ERROR is never retryable by default)",
+        "docs/errors.md, the taxonomy (PROVIDER_ERROR is never retryable by default)",
     ),
 }
 

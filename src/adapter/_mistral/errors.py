@@ -3,7 +3,7 @@
 Three sources of failure end up here:
 
 - an HTTP error response (:func:`error_from_response`): the status, the headers and
-  the body, in any of the body shapes Mistral has been seen to send (WIRE.md §7.2,
+  the body, in any of the body shapes Mistral has been seen to send (docs/wire.md §7.2,
   shapes A to I);
 - an error object inside a 200 stream (:func:`error_from_payload`): classified by its
   content, never by the stream's HTTP 200 (the anthropic pitfall, STYLE.md §9);
@@ -185,7 +185,7 @@ def _details(value: object) -> str | None:
 
 
 def _message_of(body: Mapping[str, Any]) -> str | None:
-    """The human message of an error object, whatever its shape (WIRE.md §7.2)."""
+    """The human message of an error object, whatever its shape (docs/wire.md §7.2)."""
     message = body.get("message")
     if isinstance(message, str) and message.strip():
         nested = _json_or_none(message)  # shape C: a JSON document inside the string

@@ -464,7 +464,7 @@ class _Transcript:
         elif texts:
             content = [wire.TextChunk(text=text) for text in texts]
         else:
-            content = ""  # with tool calls: what Mistral's own CLI sends (WIRE.md §3)
+            content = ""  # with tool calls: what Mistral's own CLI sends (docs/wire.md §3)
         self.append(
             wire.WireAssistantMessage(
                 content=content,

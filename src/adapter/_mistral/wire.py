@@ -33,8 +33,8 @@ and the content (a :data:`PlainChunk`), decoded with pydantic's own JSON parser
 accept unchanged, without building the model instances. Any other payload is
 validated from the decoded value (no second parse), and one that fails is validated
 again from the bytes, so errors are reported exactly as
-:func:`parse_completion_chunk` reports them. ``tests/adapter/test_wire.py`` checks
-both claims on generated payloads, and ``tests/adapter/test_stream.py`` that the
+:func:`parse_completion_chunk` reports them. ``tests/adapter/mistral/test_wire.py`` checks
+both claims on generated payloads, and ``tests/adapter/mistral/test_stream.py`` that the
 mapping is the same either way.
 
 .. versionadded:: 0.1.0

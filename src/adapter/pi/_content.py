@@ -1,7 +1,7 @@
 """pi content blocks, usage and cost: the parts messages are built from.
 
-Field names are the wire names of pi's content model (seed 001, ``messageDefs``),
-camelCase included, so a field reads the same here, in pi's TypeScript and in a
+Field names are the wire names of pi's content model (pi-ai's ``messageDefs``; see
+``docs/models.md``), camelCase included, so a field reads the same here, in pi's TypeScript and in a
 saved transcript. The one exception is ``from``, a Python keyword: the attribute
 is ``from_`` and the wire key stays ``from``.
 

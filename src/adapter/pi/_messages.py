@@ -45,7 +45,7 @@ __all__ = [
 
 
 class ParentIrc(OpenRecord):
-    """Parent-agent IRC message carried by a steer; render it instead of the model-facing `content` envelope."""  # noqa: E501  -- the seed's doc string, verbatim
+    """Parent-agent IRC message carried by a steer; render it instead of the model-facing `content` envelope."""  # noqa: E501  -- pi-ai's doc string, verbatim
 
     from_: str = Field(alias="from", description="Sending parent agent id.")
     body: str = Field(description="Message body as the parent wrote it.")

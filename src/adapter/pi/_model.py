@@ -1,4 +1,4 @@
-"""pi's model and thinking descriptors (seed 001, ``modelDefs``).
+"""pi's model and thinking descriptors (pi-ai's ``modelDefs``; see ``docs/models.md``).
 
 Unlike transcript records these are not open: a descriptor is "the client-relevant
 subset of the server's model record", so unknown keys are ignored rather than kept.

@@ -4,7 +4,7 @@ pi's transcript shapes grow often, so every record is *open*: keys we do not mod
 are kept (``extra="allow"``) and written back, and a transcript saved by a newer pi
 still loads. Round trips are lossless key for key:
 
-- an optional field (``x?`` in the seed) that was absent on input is absent on
+- an optional field (``x?`` in pi-ai's definitions) that was absent on input is absent on
   output, because :class:`OpenRecord`'s serializer drops optional fields that were
   never set (present ``null`` values are kept);
 - scalars are strict, so nothing is coerced on the way in: ``number`` keeps an
@@ -37,13 +37,13 @@ from pydantic import (
 
 __all__ = ["Boolean", "Integer", "JsonObject", "Number", "OpenRecord"]
 
-#: The seed's ``number``: an integer stays an integer, a float stays a float.
+#: pi-ai's ``number``: an integer stays an integer, a float stays a float.
 Number: TypeAlias = Annotated[StrictInt | StrictFloat, WithJsonSchema({"type": "number"})]
-#: The seed's ``number.integer``.
+#: pi-ai's ``number.integer``.
 Integer: TypeAlias = StrictInt
-#: The seed's ``boolean``.
+#: pi-ai's ``boolean``.
 Boolean: TypeAlias = StrictBool
-#: The seed's ``Record``: any JSON object, passed through untouched.
+#: pi-ai's ``Record``: any JSON object, passed through untouched.
 JsonObject: TypeAlias = dict[str, Any]
 
 _TAGS = ("type", "role")
@@ -93,7 +93,7 @@ class _Elided:
 
 
 def _require_tag(schema: dict[str, Any], cls: type[Any]) -> None:
-    """List a discriminator as required in the JSON Schema, as the seed has it.
+    """List a discriminator as required in the JSON Schema, as pi-ai's definitions have it.
 
     The tag has a default only so that Python callers need not repeat it.
     """

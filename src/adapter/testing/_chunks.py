@@ -1,12 +1,12 @@
 """Builders for the Mistral wire shapes the fake server sends (pure, no I/O).
 
-Chunks follow ``CompletionChunk`` as seen on the wire (WIRE.md §5): ``id``, ``object``,
+Chunks follow ``CompletionChunk`` as seen on the wire (docs/wire.md §5): ``id``, ``object``,
 ``created``, ``model``, ``choices`` of ``{"index", "delta", "finish_reason"}``, and
 ``usage`` only where given. Every builder returns a fresh plain ``dict`` that a test may
 edit further; anything the builders do not cover is a raw ``dict`` (or raw bytes, see
 :func:`sse_event`), which the server sends as is.
 
-Error bodies are the shapes collected in WIRE.md §7.2, verbatim.
+Error bodies are the shapes collected in docs/wire.md §7.2, verbatim.
 
 .. versionadded:: 0.1.0
 """
@@ -338,7 +338,7 @@ def error_object(
     param: str | None = None,
     raw_status_code: int | None = None,
 ) -> dict[str, Any]:
-    """Mistral's usual error body (shape A of WIRE.md §7.2).
+    """Mistral's usual error body (shape A of docs/wire.md §7.2).
 
     Args:
         message: The message; a mapping gives the 422 object form (shape B).
@@ -361,7 +361,7 @@ def error_object(
     return body
 
 
-# WIRE.md §7.2, verbatim (one level of log escaping removed from C, as noted there).
+# docs/wire.md §7.2, verbatim (one level of log escaping removed from C, as noted there).
 _ERROR_BODIES: dict[str, str | None] = {
     "A": '{"object":"error","message":"Rate limit exceeded","type":"rate_limited",'
     '"param":null,"code":"1300","raw_status_code":429}',
@@ -387,7 +387,7 @@ _ERROR_BODIES: dict[str, str | None] = {
 
 
 def example_error_body(shape: ErrorShape) -> Any:
-    """A fresh copy of the example body of one shape of WIRE.md §7.2.
+    """A fresh copy of the example body of one shape of docs/wire.md §7.2.
 
     ``"A"`` rate limit (the usual ``{"object": "error", …}``), ``"B"`` 422 with an
     object ``message``, ``"C"`` 422 with a stringified JSON ``message``, ``"D"``

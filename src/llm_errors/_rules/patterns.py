@@ -105,7 +105,7 @@ def _status(numbers: str, phrases: str = "") -> str:
     return pattern
 
 
-_S = "seed 003 (pi-ai transport truncations, docs/seeds)"
+_S = "ADR 0015 (pi-ai transport truncations, docs/adr/0015-flattened-transport-errors.md)"
 
 RULES: tuple[Rule, ...] = (
     # ------------------------------------------------------------------ band 1: quota
@@ -265,7 +265,7 @@ RULES: tuple[Rule, ...] = (
                 '{"object":"error","message":"Prompt contains 40960 tokens, too large for model '
                 'with 32768 maximum context length","type":"invalid_request_error","param":null,'
                 '"code":null}',
-                "Mistral wire notes (shared/mistral/WIRE.md section 9, context length)",
+                "Mistral wire notes (docs/wire.md §9, context length)",
             ),
         ),
     ),
@@ -490,13 +490,13 @@ RULES: tuple[Rule, ...] = (
             _ex(
                 '{"object":"error","message":"Service tier capacity exceeded for this model.",'
                 '"type":"invalid_request_error","param":null,"code":null}',
-                "continuedev/continue#6185 (via shared/mistral/WIRE.md section 9)",
+                "continuedev/continue#6185 (via docs/wire.md §9)",
             ),
             _ex(
                 'API error occurred: Status 429. Body: {"object":"error","message":"Service tier '
                 'capacity exceeded for this model.","type":"service_tier_capacity_exceeded",'
                 '"code":"3505","raw_status_code":429}',
-                "shared/mistral/WIRE.md section 9 (capacity, typed)",
+                "docs/wire.md §9 (capacity, typed)",
             ),
         ),
     ),
@@ -744,7 +744,7 @@ RULES: tuple[Rule, ...] = (
             _ex(
                 "httpx.RemoteProtocolError: peer closed connection without sending complete "
                 "message body (incomplete chunked read)",
-                "shared/mistral/WIRE.md section 8.4 (SDK probe, socket dropped inside body)",
+                "docs/wire.md §8.4 (SDK probe, socket dropped inside body)",
             ),
             _ex(
                 "openai.APIConnectionError: Connection error.",
@@ -800,7 +800,7 @@ RULES: tuple[Rule, ...] = (
             _ex(
                 'API error occurred: Status 429. Body: {"object": "error", "message": "Rate limit '
                 'exceeded", "type": "rate_limited", "param": null, "code": "1300"}',
-                "shared/mistral/WIRE.md section 8.4 (mistralai 3.7.0 SDKError)",
+                "docs/wire.md §8.4 (mistralai 3.7.0 SDKError)",
             ),
             _ex(
                 "exceeded retry limit, last status: 429 Too Many Requests, request id: "
@@ -811,7 +811,7 @@ RULES: tuple[Rule, ...] = (
                 "API error occurred: Status 429 Content-Type application/json Body \n"
                 '{"object":"error","message":"Rate limit exceeded","type":"rate_limited",'
                 '"param":null,"code":"1300"}',
-                "cline/cline#9085 (mistralai TypeScript SDK, via shared/mistral/WIRE.md 8.2)",
+                "cline/cline#9085 (mistralai TypeScript SDK, via docs/wire.md §8.2)",
             ),
         ),
     ),
@@ -877,7 +877,7 @@ RULES: tuple[Rule, ...] = (
             ),
             _ex(
                 "403 Forbidden",
-                "mistralai/mistral-vibe#502 (via shared/mistral/WIRE.md section 9)",
+                "mistralai/mistral-vibe#502 (via docs/wire.md §9)",
             ),
         ),
     ),
@@ -920,7 +920,7 @@ RULES: tuple[Rule, ...] = (
                 'API error occurred: Status 400. Body: {"object":"error","message":"Tool call id '
                 'was 2968-LWy3uasib but must be a-z, A-Z, 0-9, with a length of 9.","type":'
                 '"invalid_function_call","param":null,"code":"3280"}',
-                "editor-code-assistant/eca#233 (via shared/mistral/WIRE.md section 9)",
+                "editor-code-assistant/eca#233 (via docs/wire.md §9)",
             ),
             _ex(
                 "Error code: 400 - {'error': {'message': 'Unrecognized request argument supplied: "
@@ -941,7 +941,7 @@ RULES: tuple[Rule, ...] = (
             _ex(
                 '{"object":"error","message":"Rate limit exceeded","type":"rate_limited",'
                 '"param":null,"code":"1300","raw_status_code":429}',
-                "raycast/extensions#31107 (via shared/mistral/WIRE.md section 9)",
+                "raycast/extensions#31107 (via docs/wire.md §9)",
             ),
             _ex(
                 "google.api_core.exceptions.ResourceExhausted: 429 Resource has been exhausted "
@@ -1042,7 +1042,7 @@ RULES: tuple[Rule, ...] = (
         "pi.stream-truncated",
         ErrorCode.TRANSPORT,
         r"\bstream ended (?:before|without)\b|\bbefore a terminal (?:response )?event\b",
-        "A stream that ended before its terminal event was truncated in transit (seed 003).",
+        "A stream that ended before its terminal event was truncated in transit (ADR 0015).",
         (
             _ex("Anthropic stream ended before message_stop", _S),
             _ex("OpenAI Responses stream ended before a terminal response event", _S),
@@ -1054,7 +1054,7 @@ RULES: tuple[Rule, ...] = (
         "node.premature-close",
         ErrorCode.TRANSPORT,
         r"\bPremature close\b",
-        "Node's stream layer reports a body that closed before it ended (seed 003).",
+        "Node's stream layer reports a body that closed before it ended (ADR 0015).",
         (
             _ex("Premature close", _S),
             _ex(
@@ -1070,7 +1070,7 @@ RULES: tuple[Rule, ...] = (
         r"\bterminated\s*(?:$|\]|:\s*other side closed)"
         r"(?<=(?:^\s*|\b(?:TypeError|Error|error|err|failed|failure|exception)\W{1,4})"
         r"terminated[^\n]*)",
-        "undici's bare 'terminated' is a mid-stream socket drop (seed 003); not 'RPC terminated'.",
+        "undici's bare 'terminated' is a mid-stream socket drop (ADR 0015); not 'RPC terminated'.",
         (
             _ex("terminated", _S),
             _ex(
@@ -1200,7 +1200,7 @@ RULES: tuple[Rule, ...] = (
         (
             _ex(
                 '{"message":"Requests rate limit exceeded"}',
-                "pydantic/pydantic-ai#1885 (via shared/mistral/WIRE.md section 9)",
+                "pydantic/pydantic-ai#1885 (via docs/wire.md §9)",
             ),
             _ex(
                 "Number of request tokens has exceeded your per-minute rate limit "
@@ -1232,7 +1232,7 @@ RULES: tuple[Rule, ...] = (
         (
             _ex(
                 '{"detail": "Internal Server Error"}',
-                "mistralai/client-python#103 (via shared/mistral/WIRE.md section 9)",
+                "mistralai/client-python#103 (via docs/wire.md §9)",
             ),
             _ex(
                 "500 An internal error has occurred. Please retry or report in "
@@ -1255,7 +1255,7 @@ RULES: tuple[Rule, ...] = (
         (
             _ex(
                 '{"message":"Unauthorized","request_id":"c61f2f15feca71626a990e3740f99245"}',
-                "cline/cline#1734 (via shared/mistral/WIRE.md section 9)",
+                "cline/cline#1734 (via docs/wire.md §9)",
             ),
         ),
     ),
@@ -1271,7 +1271,7 @@ RULES: tuple[Rule, ...] = (
             _ex(
                 '{"object":"error","message":"Unexpected role \'user\' after role \'tool\'",'
                 '"type":"invalid_request_message_order","param":null,"code":"3230"}',
-                "datapizza-labs/datapizza-ai#98 (via shared/mistral/WIRE.md section 9)",
+                "datapizza-labs/datapizza-ai#98 (via docs/wire.md §9)",
             ),
             _ex(
                 'model "llama3" not found, try pulling it first',
@@ -1281,7 +1281,7 @@ RULES: tuple[Rule, ...] = (
                 '{"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":["body",'
                 '"max_completion_tokens"],"msg":"Extra inputs are not permitted","input":32000}]},'
                 '"type":"invalid_request_error","param":null,"code":null}',
-                "editor-code-assistant/eca#231 (via shared/mistral/WIRE.md section 9)",
+                "editor-code-assistant/eca#231 (via docs/wire.md §9)",
             ),
         ),
     ),

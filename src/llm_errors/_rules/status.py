@@ -73,7 +73,7 @@ def status_rule(status: int) -> str | None:
 
 #: A provider error ``type``/``code``/``reason``/``status``/``name`` value (normalised by
 #: :func:`normalize_identifier`) -> rule id. Sources: OpenAI error codes, Anthropic
-#: error types, Mistral ``type``/``code`` (shared/mistral/WIRE.md section 7.2), AWS
+#: error types, Mistral ``type``/``code`` (docs/wire.md §7.2), AWS
 #: ``__type``/``Error.Code``, gRPC/Google status names, Node ``code``/``name`` fields.
 BODY_TYPES: Final[Mapping[str, str]] = {
     # quota and billing
