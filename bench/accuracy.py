@@ -54,10 +54,12 @@ class Verdict:
 
     @property
     def exact(self) -> bool:
+        """The predicted code is the label's."""
         return self.predicted is self.entry.code
 
     @property
     def retry_agrees(self) -> bool:
+        """The predicted code is retried by default exactly when the label's is."""
         return (self.predicted in DEFAULT_RETRYABLE_CODES) == (
             self.entry.code in DEFAULT_RETRYABLE_CODES
         )

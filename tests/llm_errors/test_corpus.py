@@ -18,7 +18,7 @@ from llm_errors import ErrorCode
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "llm_errors" / "corpus"
 FIELDS = {"id", "text", "code", "source", "provider", "why", "trimmed"}
-# owner/repo#N, owner/repo:path, or an https URL.
+# A thread (`owner/repo#N`), a file (`owner/repo:path`) or a web page.
 SOURCE = re.compile(r"[\w.-]+/[\w.-]+(?:#\d+|:\S+)|https://\S+")
 TEXT_LIMIT = 2000
 
