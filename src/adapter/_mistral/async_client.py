@@ -102,7 +102,7 @@ class MistralAdapter:
         .. versionadded:: 0.1.0
         """
         call = self._settings.prepare(model, context, options)
-        events = trace_async(self._attempts(call), call, options)
+        events = trace_async(self._attempts(call), call, model, options)
         return self._never_raise(call, events) if call.never_raise else events
 
     async def complete(
@@ -115,7 +115,7 @@ class MistralAdapter:
         .. versionadded:: 0.1.0
         """
         call = self._settings.prepare(model, context, options)
-        events = trace_async(self._attempts(call), call, options)
+        events = trace_async(self._attempts(call), call, model, options)
         async with contextlib.aclosing(
             self._never_raise(call, events) if call.never_raise else events
         ) as stream:

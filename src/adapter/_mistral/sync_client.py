@@ -108,7 +108,7 @@ class MistralAdapterSync:
         .. versionadded:: 0.1.0
         """
         call = self._settings.prepare(model, context, options)
-        events = trace_sync(self._attempts(call), call, options)
+        events = trace_sync(self._attempts(call), call, model, options)
         return self._never_raise(call, events) if call.never_raise else events
 
     def complete(
@@ -121,7 +121,7 @@ class MistralAdapterSync:
         .. versionadded:: 0.1.0
         """
         call = self._settings.prepare(model, context, options)
-        events = trace_sync(self._attempts(call), call, options)
+        events = trace_sync(self._attempts(call), call, model, options)
         for _ in self._never_raise(call, events) if call.never_raise else events:
             pass
         assert call.state is not None  # noqa: S101 - the stream ran

@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 from urllib.parse import urlsplit
 
-from adapter._mistral.client import ABORTS, Call
+from adapter._mistral.client import ABORTS, Call, ModelRef
 from adapter._mistral.stream import StreamState
 from adapter.pi._content import TextContent, ThinkingContent, ToolCall
 from adapter.pi._context import StreamOptions
@@ -53,11 +53,13 @@ __all__ = [
     "MESSAGES_LIMIT",
     "PROVIDER_NAME",
     "Telemetry",
+    "base_attributes",
     "configure",
     "error_type",
     "input_messages",
     "output_messages",
     "request_attributes",
+    "requested_model",
     "response_attributes",
     "trace_async",
     "trace_sync",
@@ -98,24 +100,29 @@ def _server(url: str) -> tuple[str, int]:
     return parts.hostname or "", port
 
 
-def base_attributes(call: Call) -> Attributes:
+def requested_model(model: ModelRef) -> str:
+    """The model id the caller asked for (an alias such as ``-latest`` stays as it was)."""
+    return model if isinstance(model, str) else model.id
+
+
+def base_attributes(call: Call, model: str) -> Attributes:
     """What the span and every metric carry: the operation, provider, model and server."""
     address, port = _server(call.url)
     return {
         "gen_ai.operation.name": "chat",
         "gen_ai.provider.name": PROVIDER_NAME,
-        "gen_ai.request.model": call.model.id,
+        "gen_ai.request.model": model,
         "server.address": address,
         "server.port": port,
     }
 
 
-def request_attributes(call: Call, options: StreamOptions | None) -> Attributes:
+def request_attributes(call: Call, model: str, options: StreamOptions | None) -> Attributes:
     """The span's attributes known before sending: the base ones and the parameters set.
 
     .. versionadded:: 0.2.0
     """
-    attributes = base_attributes(call)
+    attributes = base_attributes(call, model)
     if options is None:
         return attributes
     for name, value in (
@@ -320,19 +327,24 @@ class Telemetry:
             explicit_bucket_boundaries_advisory=_SECONDS_BUCKETS,
         )
 
-    def start(self, call: Call, options: StreamOptions | None) -> CallSpan:
+    def start(self, call: Call, model: str, options: StreamOptions | None) -> CallSpan:
         """Start the call's span (not yet current)."""
-        attributes = request_attributes(call, options)
+        attributes = request_attributes(call, model, options)
         capture = _capture_content()
         if capture:
             attributes["gen_ai.input.messages"] = input_messages(call.body)
-        span = self._tracer.start_span(
-            f"chat {call.model.id}", kind=self._client, attributes=attributes
-        )
-        return CallSpan(self, span, call, capture=capture)
+        span = self._tracer.start_span(f"chat {model}", kind=self._client, attributes=attributes)
+        return CallSpan(self, span, call, model, capture=capture)
 
     def record(
-        self, span: Span, call: Call, error: BaseException | None, seconds: float, capture: bool
+        self,
+        span: Span,
+        call: Call,
+        *,
+        model: str,
+        error: BaseException | None,
+        seconds: float,
+        capture: bool,
     ) -> None:
         """End ``span`` with the outcome of ``call`` and record the metrics."""
         state = call.state
@@ -340,10 +352,10 @@ class Telemetry:
         if capture and state is not None:
             response["gen_ai.output.messages"] = output_messages(state.message, state.finish_reason)
         failure = error_type(error, state)
-        labels = base_attributes(call)
-        model = response.get("gen_ai.response.model")
-        if model is not None:
-            labels["gen_ai.response.model"] = model
+        labels = base_attributes(call, model)
+        answered_by = response.get("gen_ai.response.model")
+        if answered_by is not None:
+            labels["gen_ai.response.model"] = answered_by
         if failure is not None:
             response["error.type"] = labels["error.type"] = failure
             span.set_status(self._status_error)
@@ -366,12 +378,15 @@ class Telemetry:
 class CallSpan:
     """One call's span and clock; current only while the first read (and its retries) runs."""
 
-    __slots__ = ("_call", "_capture", "_span", "_started", "_telemetry")
+    __slots__ = ("_call", "_capture", "_model", "_span", "_started", "_telemetry")
 
-    def __init__(self, telemetry: Telemetry, span: Span, call: Call, *, capture: bool) -> None:
+    def __init__(
+        self, telemetry: Telemetry, span: Span, call: Call, model: str, *, capture: bool
+    ) -> None:
         self._telemetry = telemetry
         self._span = span
         self._call = call
+        self._model = model
         self._capture = capture
         self._started = time.perf_counter()
 
@@ -387,7 +402,14 @@ class CallSpan:
     def end(self, error: BaseException | None) -> None:
         """End the span and record the metrics."""
         seconds = time.perf_counter() - self._started
-        self._telemetry.record(self._span, self._call, error, seconds, self._capture)
+        self._telemetry.record(
+            self._span,
+            self._call,
+            model=self._model,
+            error=error,
+            seconds=seconds,
+            capture=self._capture,
+        )
 
 
 def _version() -> str:
@@ -435,7 +457,9 @@ def _active() -> Telemetry | None:
     return found  # type: ignore[return-value]
 
 
-def trace_sync(events: Events, call: Call, options: StreamOptions | None) -> Events:
+def trace_sync(
+    events: Events, call: Call, model: ModelRef, options: StreamOptions | None
+) -> Events:
     """``events`` inside the call's span; ``events`` itself without OpenTelemetry.
 
     .. versionadded:: 0.2.0
@@ -443,13 +467,13 @@ def trace_sync(events: Events, call: Call, options: StreamOptions | None) -> Eve
     telemetry = _active()
     if telemetry is None:
         return events
-    return _traced(telemetry, events, call, options)
+    return _traced(telemetry, events, call, requested_model(model), options)
 
 
 def _traced(
-    telemetry: Telemetry, events: Events, call: Call, options: StreamOptions | None
+    telemetry: Telemetry, events: Events, call: Call, model: str, options: StreamOptions | None
 ) -> Events:
-    span = telemetry.start(call, options)
+    span = telemetry.start(call, model, options)
     error: BaseException | None = None
     try:
         token = span.enter()
@@ -469,7 +493,9 @@ def _traced(
         span.end(error)
 
 
-def trace_async(events: AsyncEvents, call: Call, options: StreamOptions | None) -> AsyncEvents:
+def trace_async(
+    events: AsyncEvents, call: Call, model: ModelRef, options: StreamOptions | None
+) -> AsyncEvents:
     """``events`` inside the call's span; ``events`` itself without OpenTelemetry.
 
     .. versionadded:: 0.2.0
@@ -477,13 +503,17 @@ def trace_async(events: AsyncEvents, call: Call, options: StreamOptions | None) 
     telemetry = _active()
     if telemetry is None:
         return events
-    return _atraced(telemetry, events, call, options)
+    return _atraced(telemetry, events, call, requested_model(model), options)
 
 
 async def _atraced(
-    telemetry: Telemetry, events: AsyncEvents, call: Call, options: StreamOptions | None
+    telemetry: Telemetry,
+    events: AsyncEvents,
+    call: Call,
+    model: str,
+    options: StreamOptions | None,
 ) -> AsyncEvents:
-    span = telemetry.start(call, options)
+    span = telemetry.start(call, model, options)
     error: BaseException | None = None
     try:
         token = span.enter()
