@@ -366,3 +366,20 @@ def test_without_the_extras_nothing_is_imported(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "OK 3"
+
+
+class Refuse:
+    """A meta-path finder for which ``opentelemetry`` is not installed."""
+
+    def find_spec(self, name, _path=None, _target=None):
+        """Refuse ``opentelemetry`` and its modules; leave the rest to the next finders."""
+        if name.split(".")[0] == "opentelemetry":
+            raise ImportError(f"{name} is blocked for this test")
+
+
+def test_default_is_no_hook_without_opentelemetry(monkeypatch):
+    """When ``opentelemetry.trace`` cannot be found the default is no hook at all."""
+    monkeypatch.setattr(sys, "meta_path", [Refuse(), *sys.meta_path])
+    monkeypatch.delitem(sys.modules, "opentelemetry.trace")
+    reset_on_retry_hooks()
+    assert get_on_retry_hooks() == ()

@@ -472,3 +472,125 @@ def test_without_opentelemetry_nothing_is_imported_or_wrapped():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "OK"
+
+
+def test_captured_input_keeps_parts_types_and_tool_calls():
+    """Text parts are kept, other parts by type only, tool calls with redacted arguments."""
+    body = {
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "look"},
+                    {"type": "image_url", "image_url": "data:image/png;base64,AAAA"},
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"id": "abc123xyz", "function": {"name": "get_weather", "arguments": {"c": 1}}},
+                    {"id": "def456uvw", "function": {"name": "f", "arguments": "token=abcdefghij"}},
+                ],
+            },
+        ]
+    }
+    user, assistant = json.loads(telemetry.input_messages(json.dumps(body).encode()))
+    assert user["parts"] == [{"type": "text", "content": "look"}, {"type": "image_url"}]
+    assert assistant["parts"] == [
+        {"type": "tool_call", "id": "abc123xyz", "name": "get_weather", "arguments": '{"c": 1}'},
+        {"type": "tool_call", "id": "def456uvw", "name": "f", "arguments": "token=<redacted>"},
+    ]
+
+
+def test_captured_output_has_reasoning_and_tool_calls():
+    """Thinking becomes a ``reasoning`` part, a tool call keeps its name, id and arguments."""
+    from adapter.pi import TextContent, ThinkingContent, ToolCall
+
+    settings = Settings(api_key=KEY, base_url="http://h", timeouts=None, headers=None, retry=None)
+    state, _ = start(model=settings.prepare(MODEL, CONTEXT, None).model, now=0)
+    state.message.content = [
+        ThinkingContent(thinking="hmm"),
+        TextContent(text="Paris"),
+        ToolCall(id="abc123xyz", name="get_weather", arguments={"city": "Paris"}),
+    ]
+    (reply,) = json.loads(telemetry.output_messages(state.message, "tool_calls"))
+    assert reply["finish_reason"] == "tool_calls"
+    assert reply["parts"] == [
+        {"type": "reasoning", "content": "hmm"},
+        {"type": "text", "content": "Paris"},
+        {
+            "type": "tool_call",
+            "id": "abc123xyz",
+            "name": "get_weather",
+            "arguments": '{"city": "Paris"}',
+        },
+    ]
+
+
+@pytest.mark.parametrize(
+    ("url", "server"),
+    [
+        pytest.param("https://api.mistral.ai", ("api.mistral.ai", 443), id="https"),
+        pytest.param("http://127.0.0.1:8080/v1", ("127.0.0.1", 8080), id="explicit-port"),
+    ],
+)
+def test_server_address_and_port(url, server):
+    """``server.address``/``server.port`` from the base URL, the scheme's port by default."""
+    settings = Settings(api_key=KEY, base_url=url, timeouts=None, headers=None, retry=None)
+    attributes = telemetry.base_attributes(settings.prepare(MODEL, CONTEXT, None), MODEL)
+    assert (attributes["server.address"], attributes["server.port"]) == server
+
+
+@pytest.mark.parametrize("use_async", SYNC_AND_ASYNC)
+def test_an_empty_stream_still_ends_its_span(otel, use_async):
+    """A stream that yields nothing at all ends the span without an error."""
+    exporter, _ = otel
+    settings = Settings(api_key=KEY, base_url="http://h", timeouts=None, headers=None, retry=None)
+    call = settings.prepare(MODEL, CONTEXT, None)
+
+    def nothing():
+        yield from ()
+
+    async def anothing():
+        for event in ():
+            yield event
+
+    if use_async:
+
+        async def main():
+            return [e async for e in telemetry.trace_async(anothing(), call, MODEL, None)]
+
+        assert asyncio.run(main()) == []
+    else:
+        assert list(telemetry.trace_sync(nothing(), call, MODEL, None)) == []
+    (span,) = exporter.get_finished_spans()
+    assert span.status.status_code is StatusCode.UNSET
+
+
+class Refuse:
+    """A meta-path finder for which ``opentelemetry`` is not installed."""
+
+    def find_spec(self, name, _path=None, _target=None):
+        """Refuse ``opentelemetry`` and its modules; leave the rest to the next finders."""
+        if name.split(".")[0] == "opentelemetry":
+            raise ImportError(f"{name} is blocked for this test")
+
+
+@pytest.fixture
+def no_opentelemetry(monkeypatch):
+    """In this process, ``opentelemetry.trace`` cannot be found (restored afterwards)."""
+    monkeypatch.setattr(sys, "meta_path", [Refuse(), *sys.meta_path])
+    monkeypatch.delitem(sys.modules, "opentelemetry.trace")
+    monkeypatch.setattr(telemetry, "_telemetry", telemetry._UNRESOLVED)
+
+
+def test_without_opentelemetry_the_events_pass_untouched(no_opentelemetry):
+    """``trace_sync``/``trace_async`` return the very generator; ``configure`` turns it off."""
+    settings = Settings(api_key=KEY, base_url="http://h", timeouts=None, headers=None, retry=None)
+    call = settings.prepare(MODEL, CONTEXT, None)
+    events = iter(())
+    assert telemetry.trace_sync(events, call, MODEL, None) is events
+    assert telemetry.trace_async(events, call, MODEL, None) is events
+    telemetry.configure(tracer_provider=TracerProvider())
+    assert telemetry._telemetry is None
