@@ -398,7 +398,7 @@ def main() -> None:
     if args.chunks < 1 or args.sdk_chunks < 1:
         parser.error("--chunks and --sdk-chunks must be positive")
     if args.otel:
-        otel_overhead(args.chunks, args.chunks // 100, args.runs)
+        otel_overhead(args.chunks, max(args.chunks // 20, 100), args.runs)
         return
     throughput(args.chunks, args.sdk_chunks, args.runs)
     stages(args.chunks, args.runs)

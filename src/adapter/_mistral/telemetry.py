@@ -489,8 +489,10 @@ def _traced(
         error = exc
         raise
     finally:
-        events.close()
-        span.end(error)
+        try:
+            events.close()
+        finally:
+            span.end(error)
 
 
 def trace_async(
@@ -530,5 +532,7 @@ async def _atraced(
         error = exc
         raise
     finally:
-        await events.aclose()
-        span.end(error)
+        try:
+            await events.aclose()
+        finally:
+            span.end(error)
