@@ -3,11 +3,13 @@
 The shells pass the events of a call through :func:`trace_sync` / :func:`trace_async`.
 When ``opentelemetry-api`` is not installed (checked once, with
 ``importlib.util.find_spec``) they return the events unchanged: nothing is imported and
-nothing is added. Otherwise the call gets one span, ``chat {model}`` of kind ``CLIENT``,
-started when the stream is first read and ended when it ends (done, error, close or
-cancellation). It encloses every retry attempt and is the current span while the
-retries run, so the ``retry`` events of ``llm_retry.instrumentation`` land on it. Spans
-are per call, never per delta: the sync wrapper delegates with ``yield from``.
+nothing is added. Nor is anything added while neither a tracer nor a meter provider is
+configured (the API's proxies, which would drop everything). Otherwise the call gets
+one span, ``chat {model}`` of kind ``CLIENT``, started when the stream is first read and
+ended when it ends (done, error, close or cancellation). It encloses every retry
+attempt and is the current span while the retries run, so the ``retry`` events of
+``llm_retry.instrumentation`` land on it. Spans are per call, never per delta: the sync
+wrapper delegates with ``yield from``.
 
 Names follow the OpenTelemetry semantic conventions for generative AI
 (https://github.com/open-telemetry/semantic-conventions/blob/v1.41.0/docs/gen-ai/gen-ai-spans.md
@@ -286,10 +288,15 @@ class Telemetry:
         "_client",
         "_context",
         "_duration",
+        "_global_meter_provider",
+        "_global_tracer_provider",
+        "_meter_provider",
+        "_noop_tracer_providers",
         "_span_in",
         "_status_error",
         "_tokens",
         "_tracer",
+        "_tracer_provider",
         "_ttfc",
     )
 
@@ -304,6 +311,11 @@ class Telemetry:
         version = _version()
         self._tracer = trace.get_tracer("adapter", version, tracer_provider=tracer_provider)
         meter = metrics.get_meter("adapter", version, meter_provider=meter_provider)
+        self._tracer_provider = tracer_provider
+        self._meter_provider = meter_provider
+        self._global_tracer_provider = trace.get_tracer_provider
+        self._global_meter_provider = metrics.get_meter_provider
+        self._noop_tracer_providers = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
         self._context = context
         self._span_in = trace.set_span_in_context
         self._client = trace.SpanKind.CLIENT
@@ -326,6 +338,23 @@ class Telemetry:
             description="Time to receive the first chunk of a streamed response.",
             explicit_bucket_boundaries_advisory=_SECONDS_BUCKETS,
         )
+
+    def configured(self) -> bool:
+        """Whether an SDK (or any real provider) receives spans or metrics.
+
+        When neither provider is configured the call is not wrapped at all: with the API's
+        proxy providers everything would be a no-op, and the async wrapper still costs
+        an ``async for`` step per delta (x1.02 to x1.07 per delta in ``bench/stream.py
+        --otel``). Asked per call, so an SDK configured later is seen. The API's proxy and
+        no-op meter providers are recognised by their module, ``opentelemetry.metrics``
+        (the proxy's class is private); checked on every version the ``otel`` extra allows
+        by ``tests/adapter/mistral/test_telemetry.py``.
+        """
+        tracer_provider = self._tracer_provider or self._global_tracer_provider()
+        if not isinstance(tracer_provider, self._noop_tracer_providers):
+            return True
+        meter_provider = self._meter_provider or self._global_meter_provider()
+        return not type(meter_provider).__module__.startswith("opentelemetry.metrics")
 
     def start(self, call: Call, model: str, options: StreamOptions | None) -> CallSpan:
         """Start the call's span (not yet current)."""
@@ -460,12 +489,12 @@ def _active() -> Telemetry | None:
 def trace_sync(
     events: Events, call: Call, model: ModelRef, options: StreamOptions | None
 ) -> Events:
-    """``events`` inside the call's span; ``events`` itself without OpenTelemetry.
+    """``events`` inside the call's span; ``events`` itself without OpenTelemetry or SDK.
 
     .. versionadded:: 0.2.0
     """
     telemetry = _active()
-    if telemetry is None:
+    if telemetry is None or not telemetry.configured():
         return events
     return _traced(telemetry, events, call, requested_model(model), options)
 
@@ -498,12 +527,12 @@ def _traced(
 def trace_async(
     events: AsyncEvents, call: Call, model: ModelRef, options: StreamOptions | None
 ) -> AsyncEvents:
-    """``events`` inside the call's span; ``events`` itself without OpenTelemetry.
+    """``events`` inside the call's span; ``events`` itself without OpenTelemetry or SDK.
 
     .. versionadded:: 0.2.0
     """
     telemetry = _active()
-    if telemetry is None:
+    if telemetry is None or not telemetry.configured():
         return events
     return _atraced(telemetry, events, call, requested_model(model), options)
 

@@ -594,3 +594,56 @@ def test_without_opentelemetry_the_events_pass_untouched(no_opentelemetry):
     assert telemetry.trace_async(events, call, MODEL, None) is events
     telemetry.configure(tracer_provider=TracerProvider())
     assert telemetry._telemetry is None
+
+
+def test_nothing_is_wrapped_until_a_provider_is_configured():
+    """With the API's proxy providers the events pass untouched; an SDK provider turns it on."""
+    script = textwrap.dedent(
+        """
+        from opentelemetry import metrics, trace
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.trace import TracerProvider
+
+        from adapter._mistral import telemetry
+
+        idle = telemetry.Telemetry()
+        assert not idle.configured()
+        assert not telemetry.Telemetry(meter_provider=metrics.NoOpMeterProvider()).configured()
+        assert not telemetry.Telemetry(tracer_provider=trace.NoOpTracerProvider()).configured()
+        events = iter(())
+        assert telemetry.trace_sync(events, None, "m", None) is events
+        assert telemetry.trace_async(events, None, "m", None) is events
+        assert telemetry.Telemetry(tracer_provider=TracerProvider()).configured()
+        metrics.set_meter_provider(MeterProvider())
+        assert idle.configured()
+        print("OK")
+        """
+    )
+    result = subprocess.run(  # noqa: S603 - the script above
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "OK"
+
+
+def test_a_tracer_provider_alone_turns_it_on():
+    """A configured global tracer provider is seen on the next call (subprocess: set once)."""
+    script = textwrap.dedent(
+        """
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+
+        from adapter._mistral import telemetry
+
+        idle = telemetry.Telemetry()
+        assert not idle.configured()
+        trace.set_tracer_provider(TracerProvider())
+        assert idle.configured()
+        print("OK")
+        """
+    )
+    result = subprocess.run(  # noqa: S603 - the script above
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "OK"
