@@ -88,9 +88,6 @@ _TOKEN_BUCKETS: Final = (
     1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
 )  # fmt: skip
 
-_STOP = "gen_ai.request.stop_sequences"
-
-
 # --- the pure mapping -------------------------------------------------------------------
 
 
@@ -137,7 +134,9 @@ def request_attributes(call: Call, model: str, options: StreamOptions | None) ->
             attributes[name] = value
     stop = options.stop
     if stop is not None:
-        attributes[_STOP] = [stop] if isinstance(stop, str) else list(stop)
+        attributes["gen_ai.request.stop_sequences"] = (
+            [stop] if isinstance(stop, str) else list(stop)
+        )
     fmt = options.response_format
     if fmt is not None:
         attributes["gen_ai.output.type"] = "text" if fmt == "text" else "json"
@@ -173,6 +172,10 @@ def response_attributes(state: StreamState | None) -> Attributes:
     return attributes
 
 
+#: pi stop reasons of a message that did not end well.
+_FAILED = frozenset({"error", "aborted"})
+
+
 def error_type(error: BaseException | None, state: StreamState | None) -> str | None:
     """``error.type``: the ``ErrorCode``, ``ABORTED`` for a stream closed early, else the class.
 
@@ -192,9 +195,6 @@ def error_type(error: BaseException | None, state: StreamState | None) -> str | 
     return (
         cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
     )
-
-
-_FAILED = frozenset({"error", "aborted"})
 
 
 def _text(value: str) -> str:
