@@ -23,6 +23,7 @@ from adapter._mistral.stream import start
 from adapter._mistral.sync_client import MistralAdapterSync
 from adapter.pi import UserMessage
 from adapter.testing import (
+    Drop,
     FakeMistral,
     Pause,
     Repeat,
@@ -35,7 +36,7 @@ from adapter.testing import (
     text_reply,
     usage_info,
 )
-from llm_errors import AuthError, LlmError, RateLimitError
+from llm_errors import AuthError, LlmError, RateLimitError, TransportError
 from llm_retry import RetryPolicy, instant_retries
 from llm_retry.instrumentation import OpenTelemetryOnRetryHook, set_on_retry_hooks
 
@@ -647,3 +648,23 @@ def test_a_tracer_provider_alone_turns_it_on():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "OK"
+
+
+def test_a_stream_that_fails_after_its_first_event(otel):
+    """The call span is an error; the ``stream_started`` give-up goes to the caller's span."""
+    exporter, _ = otel
+    tracer = telemetry._telemetry._tracer
+    cut = Stream([role_chunk(), text_chunk("Hel"), Drop()])
+    with (
+        FakeMistral(cut, default=None) as fake,
+        MistralAdapterSync(api_key=KEY, base_url=fake.url, retry=RetryPolicy(on_retry=None)) as m,
+        tracer.start_as_current_span("caller"),
+        pytest.raises(TransportError),
+    ):
+        m.complete(MODEL, CONTEXT)
+    call, caller = exporter.get_finished_spans()
+    assert call.attributes["error.type"] == "TRANSPORT"
+    assert list(call.events) == []
+    assert call.parent.span_id == caller.context.span_id
+    (give_up,) = caller.events
+    assert give_up.attributes["retry.give_up.reason"] == "stream_started"
