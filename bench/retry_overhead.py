@@ -11,7 +11,7 @@ Prints the median of several runs (variants measured round-robin, so background 
 hits them alike) in microseconds per call (per stream for streams) and the ratios to
 both baselines, all measured in this run.
 
-Run: ``python bench/retry_overhead.py [--calls N] [--runs R]``
+Run: ``python bench/retry_overhead.py [--calls N] [--runs R] [--otel]``
 """
 
 from __future__ import annotations
@@ -106,11 +106,94 @@ def build_cases() -> dict[str, dict[str, Callable[[int], float]]]:
     }
 
 
+def otel_overhead(calls: int, runs: int) -> None:
+    """``--otel``: the global hooks' cost, per successful call and per retry.
+
+    A successful call dispatches nothing, so it should cost the same with any hook; a
+    retry dispatches one event. Variants: no hook (as without ``opentelemetry``), the
+    OpenTelemetry hook with the API and no SDK (the default when it is installed), and
+    with the SDK (a meter provider with a reader, the call inside a span whose exporter
+    does nothing; the span is opened in the baseline too, so only the hook is counted).
+    """
+    from opentelemetry.sdk.metrics import MeterProvider  # noqa: PLC0415
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: PLC0415
+    from opentelemetry.sdk.trace import TracerProvider  # noqa: PLC0415
+    from opentelemetry.sdk.trace.export import (  # noqa: PLC0415
+        SimpleSpanProcessor,
+        SpanExporter,
+        SpanExportResult,
+    )
+
+    from llm_errors import TransportError  # noqa: PLC0415
+    from llm_retry.instrumentation import (  # noqa: PLC0415
+        OpenTelemetryOnRetryHook,
+        set_on_retry_hooks,
+    )
+
+    class NoOpExporter(SpanExporter):
+        def export(self, spans: object) -> SpanExportResult:  # noqa: ARG002
+            return SpanExportResult.SUCCESS
+
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(NoOpExporter()))
+    tracer = tracer_provider.get_tracer("bench")
+    meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    policy = RetryPolicy(on_retry=None, initial_wait=0.0, jitter=False, sleep=lambda _: None)
+    failures = [0]
+
+    def once() -> str:  # fails every other call: one retry per call
+        failures[0] += 1
+        if failures[0] % 2:
+            raise TransportError("Server disconnected without sending a response.")
+        return "reply"
+
+    def ok() -> str:
+        return "reply"
+
+    def cpu(fn: Callable[[], object], calls: int) -> float:
+        """CPU seconds per call of this process (other jobs on the machine move it less)."""
+        began = time.process_time()
+        for _ in range(calls):
+            fn()
+        return (time.process_time() - began) / calls
+
+    def in_span(fn: Callable[[], object]) -> Callable[[], object]:
+        def run() -> object:
+            with tracer.start_as_current_span("call"):
+                return fn()
+
+        return run
+
+    hooks = {
+        "no hook": ((), False),
+        "API, no SDK": ((OpenTelemetryOnRetryHook(),), False),
+        "SDK (span)": ((), True),
+        "SDK + hook": ((OpenTelemetryOnRetryHook(meter_provider=meter_provider),), True),
+    }
+    cases = {"success": policy.wrap(ok), "one retry": policy.wrap(once)}
+    print(f"\n--otel: global retry hooks, CPU time, median of {runs} runs, {calls} calls per run")
+    print(f"{'case':<12}{'variant':<14}{'µs/call':>10}{'+ µs':>8}")
+    for case, fn in cases.items():
+        samples: dict[str, list[float]] = {name: [] for name in hooks}
+        for _ in range(runs):
+            for name, (active, span) in hooks.items():
+                with set_on_retry_hooks(active):
+                    samples[name].append(cpu(in_span(fn) if span else fn, calls))
+        medians = {name: statistics.median(values) for name, values in samples.items()}
+        for name, seconds in medians.items():
+            base = medians["SDK (span)" if name.startswith("SDK") else "no hook"]
+            print(f"{case:<12}{name:<14}{seconds * 1e6:>10.2f}{(seconds - base) * 1e6:>8.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=20_000, help="calls per run")
     parser.add_argument("--runs", type=int, default=7, help="runs; the median is reported")
+    parser.add_argument("--otel", action="store_true", help="only the global hooks' cost")
     args = parser.parse_args()
+    if args.otel:
+        otel_overhead(args.calls, args.runs)
+        return
 
     print(f"median of {args.runs} runs, {args.calls} calls per run (streams: calls/10)")
     print(f"{'case':<26}{'variant':<11}{'µs/call':>10}{'x bare':>9}{'x tenacity':>12}")

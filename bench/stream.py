@@ -27,7 +27,8 @@ Then:
    bytes received (nothing buffers the stream).
 
 Prints medians and ratios from one run. Run: ``python bench/stream.py [--chunks N]
-[--sdk-chunks N] [--runs R] [--long N]``.
+[--sdk-chunks N] [--runs R] [--long N] [--otel]``; ``--otel`` runs only section 5,
+the cost of the OpenTelemetry span and metrics.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import json
 import statistics
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import httpx
 from httpx._decoders import LineDecoder, TextDecoder  # raw's own line decoding, in memory
@@ -289,6 +290,102 @@ def memory(chunks: int) -> None:
     )
 
 
+# --- 5. OpenTelemetry overhead (--otel) -----------------------------------------------
+
+
+def otel_overhead(chunks: int, calls: int, runs: int) -> None:
+    """Section 5 (``--otel``): the adapter's span and metrics, off, API without SDK, SDK.
+
+    The SDK exports to an exporter that does nothing, through a ``SimpleSpanProcessor``
+    (the span is exported on the calling thread: the dearer processor), so what is
+    measured is the SDK's own span and metric work. Imported here: the other sections
+    run without OpenTelemetry.
+    """
+    from opentelemetry.sdk.metrics import MeterProvider  # noqa: PLC0415
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: PLC0415
+    from opentelemetry.sdk.trace import TracerProvider  # noqa: PLC0415
+    from opentelemetry.sdk.trace.export import (  # noqa: PLC0415
+        SimpleSpanProcessor,
+        SpanExporter,
+        SpanExportResult,
+    )
+
+    from adapter._mistral import telemetry  # noqa: PLC0415
+
+    class NoOpExporter(SpanExporter):
+        def export(self, spans: object) -> SpanExportResult:  # noqa: ARG002
+            return SpanExportResult.SUCCESS
+
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(NoOpExporter()))
+    sdk = telemetry.Telemetry(
+        tracer_provider=tracer_provider,
+        meter_provider=MeterProvider(metric_readers=[InMemoryMetricReader()]),
+    )
+    settings: dict[str, telemetry.Telemetry | None] = {
+        "off": None,  # what the adapter does when opentelemetry is not installed
+        "API, no SDK": telemetry.Telemetry(),  # the global providers, never configured here
+        "SDK, no-op exporter": sdk,
+    }
+    print(
+        f"\n5. OpenTelemetry overhead: {chunks:,}-chunk streams over HTTP (per delta) and "
+        f"{calls:,} short calls in memory (per call), CPU time of this process, median of "
+        f"{runs} interleaved runs"
+    )
+    per_delta: dict[str, list[float]] = {
+        f"{n} {k}": [] for n in settings for k in ("sync", "async")
+    }
+    per_call: dict[str, list[float]] = {name: [] for name in settings}
+    core = Settings(api_key=KEY, base_url="http://bench", timeouts=None, headers=None, retry=None)
+    reads = [w for w in big_stream(8, batch=256).writes() if isinstance(w, bytes)]
+
+    def cpu(consumer: Callable[[str], int], url: str) -> float:
+        """CPU seconds of this process (the server runs in another): load moves it less."""
+        gc.collect()
+        began = time.process_time()
+        if consumer(url) != chunks:
+            raise SystemExit(f"{consumer.__name__}: expected {chunks:,} deltas")
+        return time.process_time() - began
+
+    def short_call() -> None:
+        call = core.prepare(MODEL, CONTEXT, None)
+
+        def events() -> Iterator[object]:
+            call.begin()
+            yield from call.opened()
+            for read in reads:
+                yield from call.feed(read)
+
+        for _ in telemetry.trace_sync(events(), call, MODEL, None):  # type: ignore[arg-type]
+            pass
+
+    with FakeMistralProcess(chunks=chunks) as server:
+        for _ in range(runs):
+            for name, chosen in settings.items():
+                telemetry._telemetry = chosen  # noqa: SLF001 - the bench picks the setting
+                per_delta[f"{name} sync"].append(cpu(ours_sync, server.url) / chunks)
+                per_delta[f"{name} async"].append(cpu(ours_async, server.url) / chunks)
+                began = time.process_time()
+                for _ in range(calls):
+                    short_call()
+                per_call[name].append((time.process_time() - began) / calls)
+    telemetry._telemetry = telemetry._UNRESOLVED  # noqa: SLF001
+    for kind in ("sync", "async"):
+        base = statistics.median(per_delta[f"off {kind}"])
+        for name in settings:
+            cost = statistics.median(per_delta[f"{name} {kind}"])
+            print(
+                f"   per delta, {kind:<5} {name:<20}{cost * 1e6:>7.3f} us  x{cost / base:.3f} off"
+            )
+    base = statistics.median(per_call["off"])
+    for name in settings:
+        cost = statistics.median(per_call[name])
+        print(
+            f"   per call (8 chunks, in memory) {name:<20}{cost * 1e6:>8.2f} us  "
+            f"+{(cost - base) * 1e6:.2f} us"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=200_000, help="chunks per stream")
@@ -296,9 +393,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="interleaved runs per method")
     parser.add_argument("--short", type=int, default=10_000, help="short stream (flatness)")
     parser.add_argument("--long", type=int, default=1_000_000, help="long stream (flatness)")
+    parser.add_argument("--otel", action="store_true", help="only the OpenTelemetry overhead")
     args = parser.parse_args()
     if args.chunks < 1 or args.sdk_chunks < 1:
         parser.error("--chunks and --sdk-chunks must be positive")
+    if args.otel:
+        otel_overhead(args.chunks, max(args.chunks // 20, 100), args.runs)
+        return
     throughput(args.chunks, args.sdk_chunks, args.runs)
     stages(args.chunks, args.runs)
     flatness(args.short, args.long)

@@ -8,6 +8,7 @@ PUBLIC_MODULES = [
     "llm_errors",
     "llm_errors.logs",
     "llm_retry",
+    "llm_retry.instrumentation",
     "adapter",
     "adapter.pi",
     "adapter.testing",

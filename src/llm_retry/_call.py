@@ -15,6 +15,7 @@ import tenacity as _t
 
 from llm_errors import Classification
 from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, annotate
+from llm_retry._hooks import GiveUpEvent, dispatch
 from llm_retry._strategies import is_retryable, planned_wait, server_wait
 from llm_retry._testing import active_recorder
 
@@ -148,6 +149,7 @@ class Call:
             self._recorder.events.append(event)
         if self._policy.on_retry is not None:
             self._policy.on_retry(event)
+        dispatch(event)
 
     def _instant(self, seconds: float) -> float:
         """In testing mode, record the wait and turn it into zero; else keep it."""
@@ -233,6 +235,7 @@ class Call:
             items_delivered=delivered,
         )
         annotate(error, info)
+        dispatch(GiveUpEvent.from_info(self._target, info, self.classify(error), error))
 
 
 def _failure(retry_state: _t.RetryCallState) -> BaseException:

@@ -35,6 +35,7 @@ from adapter._mistral.client import (
     Settings,
     Timeouts,
 )
+from adapter._mistral.telemetry import trace_async
 from adapter.pi._context import Context, StreamOptions
 from adapter.pi._events import AssistantMessageEvent
 from adapter.pi._messages import AssistantMessage
@@ -101,7 +102,7 @@ class MistralAdapter:
         .. versionadded:: 0.1.0
         """
         call = self._settings.prepare(model, context, options)
-        events = self._attempts(call)
+        events = trace_async(self._attempts(call), call, model, options)
         return self._never_raise(call, events) if call.never_raise else events
 
     async def complete(
@@ -114,7 +115,7 @@ class MistralAdapter:
         .. versionadded:: 0.1.0
         """
         call = self._settings.prepare(model, context, options)
-        events = self._attempts(call)
+        events = trace_async(self._attempts(call), call, model, options)
         async with contextlib.aclosing(
             self._never_raise(call, events) if call.never_raise else events
         ) as stream:

@@ -201,6 +201,8 @@ class StreamState:
             (``None`` when none is open); ``open_index`` is its index.
         tools: The tool calls seen so far, by their wire ``index``.
         error_event: The ``error`` event, once :func:`fail` has produced it.
+        response_model: The ``model`` of the latest chunk that was not plain text (the
+            finish chunk has one): the model that answered, for telemetry.
 
     The mapper's bookkeeping: read it, do not change it.
 
@@ -217,6 +219,7 @@ class StreamState:
     open_index: int = -1
     tools: dict[int, _ToolBlock] = field(default_factory=dict)
     error_event: AssistantErrorEvent | None = None
+    response_model: str | None = None
 
 
 def start(*, model: ModelInfo, now: float) -> tuple[StreamState, list[AssistantMessageEvent]]:
@@ -318,6 +321,7 @@ def map_chunk(
     message = state.message
     if chunk.id and message.responseId is None:
         message.responseId = chunk.id
+    state.response_model = chunk.model
     if chunk.usage is not None:
         _apply_usage(state, chunk.usage)
     choices = chunk.choices

@@ -27,6 +27,7 @@ from adapter._mistral.client import (
     Settings,
     Timeouts,
 )
+from adapter._mistral.telemetry import trace_sync
 from adapter.pi._context import Context, StreamOptions
 from adapter.pi._events import AssistantMessageEvent
 from adapter.pi._messages import AssistantMessage
@@ -107,7 +108,7 @@ class MistralAdapterSync:
         .. versionadded:: 0.1.0
         """
         call = self._settings.prepare(model, context, options)
-        events = self._attempts(call)
+        events = trace_sync(self._attempts(call), call, model, options)
         return self._never_raise(call, events) if call.never_raise else events
 
     def complete(
@@ -120,7 +121,7 @@ class MistralAdapterSync:
         .. versionadded:: 0.1.0
         """
         call = self._settings.prepare(model, context, options)
-        events = self._attempts(call)
+        events = trace_sync(self._attempts(call), call, model, options)
         for _ in self._never_raise(call, events) if call.never_raise else events:
             pass
         assert call.state is not None  # noqa: S101 - the stream ran
