@@ -34,6 +34,9 @@ class Reply:
 
     ``drop`` closes the connection without answering. ``declared_length`` announces a
     longer body than is sent, then closes: the client sees the body cut off mid-stream.
+    ``hold`` waits, after sending the body, for :meth:`LoopbackServer.release` (at most
+    ``SOCKET_TIMEOUT``) before closing, so the client reads what was sent before it sees
+    the cut (aiohttp drops buffered data once the connection error is set).
     """
 
     status: int
@@ -42,6 +45,7 @@ class Reply:
     headers: tuple[tuple[str, str], ...] = ()
     drop: bool = False
     declared_length: int | None = None
+    hold: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,7 @@ class LoopbackServer:
         self._lock = threading.Lock()
         self._script: list[Reply] = []
         self._requests: list[Request] = []
+        self.released = threading.Event()
         handler = type("Handler", (_Handler,), {"owner": self})
         self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
@@ -122,8 +127,13 @@ class LoopbackServer:
             index = len(self._requests) - 1
             return self._script[index] if index < len(self._script) else UNSCRIPTED
 
+    def release(self) -> None:
+        """Let a held reply close its connection."""
+        self.released.set()
+
     def close(self) -> None:
         """Stop serving and release the port."""
+        self.release()
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(SHUTDOWN_TIMEOUT)
@@ -160,6 +170,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(reply.body)
         self.wfile.flush()
+        if reply.hold:
+            self.owner.released.wait(SOCKET_TIMEOUT)
 
     do_GET = do_POST = _serve  # noqa: N815 - the stdlib's dispatch names
 
