@@ -198,6 +198,12 @@ def documented_recipes() -> dict[str, str]:
 
 
 @pytest.fixture
+def recipe_names() -> set[str]:
+    """The names of the recipes docs/retry.md holds."""
+    return set(documented_recipes())
+
+
+@pytest.fixture
 def recipe() -> Callable[[str], SimpleNamespace]:
     """Load a recipe from docs/retry.md: ``recipe("openai").complete``."""
     return load_recipe
