@@ -57,7 +57,7 @@ def client(recipe_anthropic, server):
 @pytest.fixture
 def overloaded(server, corpus):
     """A 529 with anthropic's error body (corpus row ratelimit-anthropic-004)."""
-    return server.json(529, corpus.json("ratelimit-anthropic-004"), ("Retry-After", "0"))
+    return server.json(529, corpus.json("ratelimit-anthropic-004"), ("Retry-After", "2"))
 
 
 def test_complete_retries_once_then_succeeds(
@@ -67,6 +67,7 @@ def test_complete_retries_once_then_succeeds(
     server.script(overloaded, server.json(200, MESSAGE))
     assert recipe_anthropic.complete(client, "hi") == "Hello there"
     assert server.attempts == 2
+    assert llm_retry_testing.sleeps == [2.0]  # the Retry-After, read from the SDK error
     assert len(llm_retry_testing.events) == 1
     assert [r.path for r in server.requests] == ["/v1/messages"] * 2
 

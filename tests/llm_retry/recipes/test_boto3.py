@@ -79,7 +79,10 @@ def unavailable(server, corpus):
     """A 503 ServiceUnavailableException with Bedrock's message (corpus row server-bedrock-004)."""
     message = corpus.text("server-bedrock-004").split("(503 ", 1)[1].split(")", 1)[0]
     return server.json(
-        503, {"message": message}, ("x-amzn-ErrorType", "ServiceUnavailableException")
+        503,
+        {"message": message},
+        ("x-amzn-ErrorType", "ServiceUnavailableException"),
+        ("Retry-After", "2"),
     )
 
 
@@ -90,6 +93,7 @@ def test_complete_retries_once_then_succeeds(
     server.script(unavailable, server.json(200, CONVERSE))
     assert recipe_boto3.complete(client, "hi") == "Hello there"
     assert server.attempts == 2
+    assert llm_retry_testing.sleeps == [2.0]  # the Retry-After, read from the SDK error
     assert len(llm_retry_testing.events) == 1
     assert [r.path for r in server.requests] == [f"{MODEL_PATH}/converse"] * 2
 

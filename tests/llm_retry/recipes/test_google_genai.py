@@ -50,7 +50,7 @@ def recipe_genai(recipe, monkeypatch):
 @pytest.fixture
 def unavailable(server, corpus):
     """A 503 with Gemini's error body (corpus row server-gemini-001)."""
-    return server.json(503, corpus.json("server-gemini-001"), ("Retry-After", "0"))
+    return server.json(503, corpus.json("server-gemini-001"), ("Retry-After", "2"))
 
 
 def run(recipe_genai, server, call):
@@ -86,6 +86,7 @@ def test_complete_retries_once_then_succeeds(recipe_genai, server, unavailable, 
     server.script(unavailable, server.json(200, response("Hello there", "STOP")))
     assert run(recipe_genai, server, complete(recipe_genai)) == "Hello there"
     assert server.attempts == 2
+    assert llm_retry_testing.sleeps == [2.0]  # the Retry-After, read from the SDK error
     assert len(llm_retry_testing.events) == 1
     assert [r.path for r in server.requests] == [f"{MODEL_PATH}:generateContent"] * 2
 

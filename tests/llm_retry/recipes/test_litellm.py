@@ -74,7 +74,7 @@ def recipe_litellm(recipe, monkeypatch):
 @pytest.fixture
 def unavailable(server, corpus):
     """A 503 with openai's error body (corpus row server-openai-013)."""
-    return server.json(503, corpus.json("server-openai-013"), ("Retry-After", "0"))
+    return server.json(503, corpus.json("server-openai-013"), ("Retry-After", "2"))
 
 
 def test_complete_retries_once_then_succeeds(
@@ -84,6 +84,7 @@ def test_complete_retries_once_then_succeeds(
     server.script(unavailable, server.json(200, COMPLETION))
     assert recipe_litellm.complete("hi", api_base=f"{server.url}/v1") == "Hello there"
     assert server.attempts == 2
+    assert llm_retry_testing.sleeps == [2.0]  # the Retry-After, read from the SDK error
     assert len(llm_retry_testing.events) == 1
     assert [r.path for r in server.requests] == ["/v1/chat/completions"] * 2
 

@@ -44,7 +44,7 @@ def client(recipe_mistralai, server):
 @pytest.fixture
 def rate_limited(server, corpus):
     """A 429 with Mistral's error body (corpus row ratelimit-mistral-004)."""
-    return server.json(429, corpus.json("ratelimit-mistral-004"), ("Retry-After", "0"))
+    return server.json(429, corpus.json("ratelimit-mistral-004"), ("Retry-After", "2"))
 
 
 def stream_reply(server):
@@ -60,6 +60,7 @@ def test_complete_retries_once_then_succeeds(
     server.script(rate_limited, server.json(200, COMPLETION))
     assert recipe_mistralai.complete(client, "hi") == "300"
     assert server.attempts == 2
+    assert llm_retry_testing.sleeps == [2.0]  # the Retry-After, read from the SDK error
     assert len(llm_retry_testing.events) == 1
     assert [r.path for r in server.requests] == ["/v1/chat/completions"] * 2
 
