@@ -1,0 +1,246 @@
+"""The SDK recipes' harness: a scripted loopback HTTP server and the recipes from the docs.
+
+Each recipe test points a real SDK at :class:`LoopbackServer` (127.0.0.1 only), which
+answers from a script (fail, then succeed) and counts every request it receives, so a
+test can tell the attempts ``llm_retry`` made from any the SDK made on its own.
+
+The recipes are not copied here: :func:`load_recipe` takes the Python block that follows
+``<!-- recipe: NAME -->`` in docs/retry.md and executes it, so the documented code is the
+code under test.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import re
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+RETRY_DOC = Path(__file__).resolve().parents[3] / "docs" / "retry.md"
+MAX_REQUEST_BODY = 1_000_000  # bytes a request may carry; larger ones are refused
+SOCKET_TIMEOUT = 5.0  # seconds a connection may sit idle before the server drops it
+SHUTDOWN_TIMEOUT = 5.0  # seconds to wait for the server thread on close
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted answer.
+
+    ``drop`` closes the connection without answering. ``declared_length`` announces a
+    longer body than is sent, then closes: the client sees the body cut off mid-stream.
+    ``hold`` waits, after sending the body, for :meth:`LoopbackServer.release` (at most
+    ``SOCKET_TIMEOUT``) before closing, so the client reads what was sent before it sees
+    the cut (aiohttp drops buffered data once the connection error is set).
+    """
+
+    status: int
+    body: bytes = b""
+    content_type: str = "application/json"
+    headers: tuple[tuple[str, str], ...] = ()
+    drop: bool = False
+    declared_length: int | None = None
+    hold: bool = False
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request the server received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+def json_reply(status: int, payload: object, *headers: tuple[str, str]) -> Reply:
+    """A JSON answer."""
+    return Reply(status, json.dumps(payload).encode(), headers=headers)
+
+
+def sse_reply(*frames: str) -> Reply:
+    """A 200 ``text/event-stream`` answer of the given frames, each ended by a blank line."""
+    body = "".join(frame.rstrip("\n") + "\n\n" for frame in frames).encode()
+    return Reply(200, body, content_type="text/event-stream")
+
+
+def data_frames(*payloads: object) -> tuple[str, ...]:
+    """``data: {json}`` frames, as openai-style and Gemini streams send them."""
+    return tuple(f"data: {json.dumps(payload)}" for payload in payloads)
+
+
+UNSCRIPTED = Reply(501, b"")  # answered to a request past the end of the script
+
+
+class LoopbackServer:
+    """A threaded HTTP/1.1 server on 127.0.0.1 that answers from a script and records requests."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._script: list[Reply] = []
+        self._requests: list[Request] = []
+        self.released = threading.Event()
+        handler = type("Handler", (_Handler,), {"owner": self})
+        self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        """The base URL, ``http://127.0.0.1:PORT``."""
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    json = staticmethod(json_reply)
+    sse = staticmethod(sse_reply)
+    data_frames = staticmethod(data_frames)
+    Reply = Reply
+
+    def script(self, *replies: Reply) -> None:
+        """Answer the next requests with ``replies``, in order (then 501 to any other)."""
+        with self._lock:
+            self._script = list(replies)
+
+    @property
+    def requests(self) -> list[Request]:
+        """Every request received so far."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def attempts(self) -> int:
+        """How many requests reached the server."""
+        with self._lock:
+            return len(self._requests)
+
+    def take(self, request: Request) -> Reply:
+        """Record ``request`` and return its scripted reply."""
+        with self._lock:
+            self._requests.append(request)
+            index = len(self._requests) - 1
+            return self._script[index] if index < len(self._script) else UNSCRIPTED
+
+    def release(self) -> None:
+        """Let a held reply close its connection."""
+        self.released.set()
+
+    def close(self) -> None:
+        """Stop serving and release the port."""
+        self.release()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(SHUTDOWN_TIMEOUT)
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    owner: LoopbackServer
+    protocol_version = "HTTP/1.1"  # keep-alive, as the SDKs' connection pools expect
+    timeout = SOCKET_TIMEOUT
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib's name
+        """Keep the test output clean."""
+
+    def _serve(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_REQUEST_BODY:
+            self.send_error(413)
+            return
+        body = self.rfile.read(length) if length else b""
+        reply = self.owner.take(
+            Request(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        )
+        if reply.drop:
+            self.close_connection = True
+            return
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
+        self.send_header("Content-Length", str(reply.declared_length or len(reply.body)))
+        for name, value in reply.headers:
+            self.send_header(name, value)
+        if reply.declared_length is not None:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(reply.body)
+        self.wfile.flush()
+        if reply.hold:
+            self.owner.released.wait(SOCKET_TIMEOUT)
+
+    do_GET = do_POST = _serve  # noqa: N815 - the stdlib's dispatch names
+
+
+@pytest.fixture
+def server() -> Iterator[LoopbackServer]:
+    """A fresh loopback server for one test, closed after it."""
+    loopback = LoopbackServer()
+    try:
+        yield loopback
+    finally:
+        loopback.close()
+
+
+_RECIPE = re.compile(
+    r"<!-- recipe: (?P<name>[\w-]+) -->\s*```python\n(?P<code>.*?)^```", re.MULTILINE | re.DOTALL
+)
+
+
+def documented_recipes() -> dict[str, str]:
+    """Every recipe block of docs/retry.md, by name."""
+    text = RETRY_DOC.read_text(encoding="utf-8")
+    return {m["name"]: m["code"] for m in _RECIPE.finditer(text)}
+
+
+@pytest.fixture
+def recipe_names() -> set[str]:
+    """The names of the recipes docs/retry.md holds."""
+    return set(documented_recipes())
+
+
+@pytest.fixture
+def recipe() -> Callable[[str], SimpleNamespace]:
+    """Load a recipe from docs/retry.md: ``recipe("openai").complete``."""
+    return load_recipe
+
+
+def load_recipe(name: str) -> SimpleNamespace:
+    """Execute the docs' recipe ``name`` in a fresh namespace and return its names."""
+    source = documented_recipes()[name]
+    namespace: dict[str, object] = {"__name__": f"recipe_{name.replace('-', '_')}"}
+    exec(compile(source, f"docs/retry.md (recipe {name})", "exec"), namespace)  # noqa: S102 - our own docs
+    return SimpleNamespace(**namespace)
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "llm_errors" / "corpus"
+
+
+class Corpus:
+    """Real error strings by id, from tests/llm_errors/corpus (each row names its source)."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+        for path in sorted(CORPUS.glob("*.jsonl")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                row = json.loads(line)
+                self._texts[row["id"]] = row["text"]
+
+    def text(self, row_id: str) -> str:
+        """The string of row ``row_id``."""
+        return self._texts[row_id]
+
+    def json(self, row_id: str) -> object:
+        """The JSON error body quoted in row ``row_id`` (its first ``{`` to its last ``}``)."""
+        text = self._texts[row_id]
+        return json.loads(text[text.index("{") : text.rindex("}") + 1])
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Corpus:
+    """The labelled corpus of real provider error strings."""
+    return Corpus()
