@@ -8,12 +8,13 @@ Each test module here names one SDK and defines, as plain data:
 * ``XFAIL``: ``{(case id, form): reason}`` for the forms today's rules get wrong (strict:
   a fixed rule turns the case red, so the mark is removed with the fix);
 * ``provoke(base_url, case_id, read_timeout)``: point the SDK, its own retries off and
-  its read timeout ``read_timeout``, at ``base_url`` and return the exception it raises.
+  its read timeout ``read_timeout`` (short for the stall cases, long otherwise), at
+  ``base_url`` and return the exception it raises.
 
 ``pytest_generate_tests`` crosses the cases with the forms (the exception object, its
 ``str()``, and its log line ``module.Qualname: message``), or lists the cases alone for a
-test that takes no ``form``; the ``raised`` fixture provokes
-each case once per module and checks that the request really reached the server.
+test that takes no ``form``; the ``raised`` fixture provokes each case once per module
+and checks that the request reached the server exactly once.
 Everything listens on 127.0.0.1 only, and every wait and loop is bounded.
 """
 
@@ -31,8 +32,12 @@ import pytest
 
 #: A stalled reply waits at most this long (the SDKs' read timeouts are far shorter).
 STALL_LIMIT = 5.0
-#: The SDK read timeout the modules configure: short, so a stall costs half a second.
+#: The SDK read timeout for the stall cases: short, so a stall costs half a second.
 READ_TIMEOUT = 0.5
+#: The read timeout for every other case: long, so a busy machine cannot turn a prompt
+#: reply into a timeout.
+PATIENT_TIMEOUT = 5.0
+_STALLS = frozenset({"stall", "stall_body"})
 #: One server accepts at most this many connections (retries are off: one is expected).
 MAX_CONNECTIONS = 4
 #: A request larger than this is not read further.
@@ -316,8 +321,9 @@ def raised(request: pytest.FixtureRequest) -> Callable[[str], BaseException]:
     def get(case_id: str) -> BaseException:
         if case_id not in cache:
             spec = module.CASES[case_id][-1]
+            timeout = READ_TIMEOUT if spec.get("mode") in _STALLS else PATIENT_TIMEOUT
             with serving(spec) as (base_url, server):
-                exc = module.provoke(base_url, case_id, READ_TIMEOUT)
+                exc = module.provoke(base_url, case_id, timeout)
             assert isinstance(exc, BaseException), f"{case_id}: the SDK raised nothing"
             if server is not None:  # it came from our fault, once: the SDK's retries are off
                 assert len(server.requests) == 1, (repr(exc), server.requests)
