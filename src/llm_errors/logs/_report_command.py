@@ -111,8 +111,6 @@ def _unwritable(output: str) -> str | None:
     parent = target.parent
     if not parent.is_dir():
         return f"no directory {str(parent)!r}"
-    if not os.access(parent, os.W_OK):
-        return f"directory {str(parent)!r} is not writable"
     return None
 
 
@@ -131,14 +129,6 @@ def _write(output: str, page: str) -> str | None:
             partial.unlink()
         return exc.strerror or str(exc)
     return None
-
-
-def _json_object(text: str) -> Mapping[str, Any] | None:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 class _ReportScan:
@@ -195,8 +185,11 @@ class _ReportScan:
                 self.problem(stats, event)
                 continue
             stats.errors += 1
-            # A record is a finding of the very line just fed; anything else may be older.
-            record = _json_object(current) if event.kind == "record" else None
+            # A record is a finding of the very line just fed, which the scanner parsed
+            # as a JSON object; any other finding may have begun lines earlier.
+            record: Mapping[str, Any] | None = (
+                json.loads(current) if event.kind == "record" else None
+            )
             if record is not None:
                 when = record_time(record)
                 provider, model = record_names(record, event.text)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from llm_errors import ErrorCode
 from llm_errors.logs._cli import main
 from llm_errors.logs._html import CODE_COLOURS, PLOT_BACKGROUND
 from llm_errors.logs._tally import normalise
@@ -384,3 +385,86 @@ def test_chart_drawn_in_chromium(capsys, tmp_path):
     inside.pop("other", None)
     assert set(inside) == codes  # every code's bars, nothing else coloured
     assert sum(inside.values()) > 0.05 * (right - left) * (bottom - top)
+
+
+# --- rendering alone, from a digest built here ------------------------------------------
+
+
+def digest_over(days, files=7, cap=5000):
+    """A digest of errors spread over ``days``, read from ``files`` inputs."""
+    from llm_errors._classification import Classification, Layer
+    from llm_errors.logs._digest import Digest
+    from llm_errors.logs._scan import Finding
+    from llm_errors.logs._tally import CappedCounter, Tally
+
+    digest = Digest(tally=Tally(unmatched_messages=CappedCounter(cap=cap)))
+    for index in range(files):
+        digest.open_file(f"app-{index}.log")
+        digest.tally.files += 1
+    start = epoch("2025-03-14T00:00:00+00:00")
+    server = Classification(ErrorCode.SERVER, retryable=True, rule="http.5xx", layer=Layer.TEXT)
+    unmatched = Classification(ErrorCode.PROVIDER_ERROR, retryable=False)
+    for index in range(40):
+        verdict = server if index % 2 else unmatched
+        text = f"ERROR job {'x' * index} failed"
+        finding = Finding(index + 1, index + 1, "line", verdict, text)
+        digest.add("app-0.log", finding, when=start + index * days * 86400 / 40)
+    return digest
+
+
+def render(digest, **options):
+    from llm_errors.logs._html import render_html
+
+    text = render_html(
+        digest,
+        title="t",
+        elapsed=options.pop("elapsed", 0.5),
+        generated=datetime.fromisoformat("2026-12-01T09:00:00+00:00"),
+        **options,
+    )
+    return text, Page(text).root
+
+
+@pytest.mark.parametrize(
+    ("days", "first_tick", "width"),
+    [
+        pytest.param(3, "03-14 00:00", "3 h", id="days-of-hours"),
+        pytest.param(120, "2025-03-13", "1 week", id="months-of-weeks"),
+        pytest.param(0.02, "00:00:00", "30 s", id="half-an-hour"),
+    ],
+)
+def test_axis_labels_follow_the_width(days, first_tick, width):
+    """Tick labels show what the bucket width needs: seconds, hours with dates, or dates."""
+    _, page = render(digest_over(days))
+    chart = page.find("svg", id="timeline-chart")
+    labels = [t.text() for t in chart.find_all("text")]
+    assert labels[-2] == f"time (UTC), one bar per {width}"
+    assert first_tick in labels
+
+
+def test_header_sizes_durations_and_lists():
+    """Large inputs, long runs, many files and pruned counters are all said plainly."""
+    digest = digest_over(3, files=60, cap=2)
+    digest.bytes = 3 * 1024**3
+    text, page = render(digest, elapsed=130, top=1)
+    cards = [c.text() for c in page.find("div", class_="cards").find_all("div")]
+    assert "3.0 GiBread" in cards
+    assert "2.2 mintime taken" in cards
+    assert "and 55 more" in page.find("header").find("p").text()
+    assert "10 more files are counted in the totals." in text
+    assert "Counts are lower bounds" in text
+    assert "more not shown (raise --top)" in text
+    digest.bytes = 5 * 1024**2
+    assert "5.0 MiB" in render(digest, elapsed=3)[0]
+    assert "3.0 s" in render(digest, elapsed=3)[0]
+
+
+def test_empty_digest():
+    """No errors: every section still there, saying so."""
+    from llm_errors.logs._digest import Digest
+
+    _, page = render(Digest())
+    assert "No errors found." in page.find("section", id="codes").text()
+    assert "No errors found." in page.find("section", id="rules").text()
+    assert "No error names a provider" in page.find("section", id="providers").text()
+    assert "a rule routed every error" in page.find("section", id="unmatched").text()
