@@ -24,34 +24,32 @@ NAME_LIMIT: Final = 64
 #: How much of a text is searched for names.
 _SEARCH_LIMIT: Final = 4096
 
-# Canonical name -> what a message says. Words that are also plain English
-# ("together", "replicate") are matched only in their host or package form.
+# Canonical name -> what a message says, in lower case. Words that are also plain
+# English ("together", "replicate") are matched only in their host or package form.
+# Every alternative starts with a literal of the hint below it.
 _PROVIDERS: Final = {
     "azure": r"azure",
     "openai": r"openai",
     "anthropic": r"anthropic",
-    "mistral": r"mistral(?:ai)?(?![\w-])|api\.mistral\.ai",
+    "mistral": r"mistral(?:ai)?(?![\w-])",
     "google": r"gemini(?![\w-])|vertex\s?ai|generativelanguage\.googleapis|aiplatform\.googleapis",
     "bedrock": r"bedrock",
     "cohere": r"cohere",
     "groq": r"groq",
     "ollama": r"ollama",
-    "deepseek": r"deepseek(?![\w-])|api\.deepseek\.com",
+    "deepseek": r"deepseek(?![\w-])",
     "openrouter": r"openrouter",
     "together": r"together\.ai|together\.xyz|togetherai",
     "fireworks": r"fireworks(?:\.ai)?(?![\w-])",
-    "xai": r"api\.x\.ai|xai(?![\w-])",
+    "xai": r"x\.ai(?![\w-])|xai(?![\w-])",
     "perplexity": r"perplexity",
     "huggingface": r"hugging\s?face",
     "cerebras": r"cerebras",
     "vllm": r"vllm",
 }
-_PROVIDER = re.compile(
-    "|".join(rf"(?P<{name}>(?<![a-z0-9])(?:{pattern}))" for name, pattern in _PROVIDERS.items()),
-    re.IGNORECASE,
-)
+_PROVIDER = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _PROVIDERS.items()))
 _MODEL_FAMILY = re.compile(
-    r"""(?<![\w./-])(?:[a-z]+[./])?(?P<id>
+    r"""(?P<id>
         (?:chat)?gpt-[\w.-]*[a-z0-9]
       | o[134](?:-(?:mini|pro|preview)(?:-[\w.-]*[a-z0-9])?)?(?![\w.-])
       | text-embedding-[\w.-]*[a-z0-9]
@@ -66,13 +64,33 @@ _MODEL_FAMILY = re.compile(
       | command-r[\w.+-]*[a-z0-9+]
       | grok-[\w.-]*[a-z0-9]
     )""",
-    re.IGNORECASE | re.VERBOSE,
+    re.VERBOSE,
 )
 _MODEL_NAMED = re.compile(
-    r"""\bmodel(?:[_ ]?(?:id|name))?["']?\s*[\s=:]\s*[`'"]?
+    r"""model(?:[_ ]?(?:id|name))?["']?\s*[\s=:]\s*[`'"]?
         (?P<id>[a-z][\w./:@-]*[a-z0-9])""",
-    re.IGNORECASE | re.VERBOSE,
+    re.VERBOSE,
 )
+
+
+def _hint(*literals: str) -> re.Pattern[str]:
+    # A plain alternation of literals is found many times faster than the patterns
+    # above (the engine skips to the possible first letters); each hit is then
+    # matched in full where it stands.
+    return re.compile("|".join(map(re.escape, literals)))
+
+
+_PROVIDER_HINT = _hint(
+    *("azure", "openai", "anthropic", "mistral", "gemini", "vertex", "generativelanguage"),
+    *("aiplatform", "bedrock", "cohere", "groq", "ollama", "deepseek", "openrouter"),
+    *("together", "fireworks", "x.ai", "xai", "perplexity", "hugging", "cerebras", "vllm"),
+)
+_MODEL_HINT = _hint(
+    *("gpt-", "chatgpt-", "o1", "o3", "o4", "text-embedding-", "claude-", "mistral-"),
+    *("open-mistral-", "mixtral-", "codestral-", "ministral-", "pixtral-", "magistral-"),
+    *("devstral-", "gemini-", "gemma", "llama", "qwen", "deepseek-", "command-r", "grok-"),
+)
+_MODEL_NAMED_HINT = _hint("model")
 _RECORD_PROVIDER_KEYS: Final = ("provider", "llm_provider", "provider_name")
 _RECORD_MODEL_KEYS: Final = ("model", "model_name", "model_id")
 
@@ -84,14 +102,39 @@ def _clean(name: str) -> str | None:
     return name
 
 
+def _first(
+    hint: re.Pattern[str],
+    pattern: re.Pattern[str],
+    text: str,
+    after: frozenset[str],
+    start: int = 0,
+) -> re.Match[str] | None:
+    """The first match of ``pattern`` at a ``hint`` from ``start``, not right after ``after``."""
+    while (found := hint.search(text, start)) is not None:
+        at = found.start()
+        if at == 0 or text[at - 1] not in after:
+            full = pattern.match(text, at)
+            if full is not None:
+                return full
+        start = at + 1
+    return None
+
+
+_ALNUM: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_IDENT: Final = _ALNUM | {"_"}
+_WORD: Final = _IDENT | {"-"}
+
+
 def _model(text: str) -> str | None:
-    family = _MODEL_FAMILY.search(text)
+    family = _first(_MODEL_HINT, _MODEL_FAMILY, text, _WORD)
     if family is not None:
         return _clean(family["id"])
-    for named in _MODEL_NAMED.finditer(text):
+    start = 0
+    while (named := _first(_MODEL_NAMED_HINT, _MODEL_NAMED, text, _IDENT, start)) is not None:
         candidate = named["id"]
         if any(c.isdigit() for c in candidate) or "-" in candidate:
             return _clean(candidate)
+        start = named.end()
     return None
 
 
@@ -101,8 +144,11 @@ def names(*texts: str | None) -> tuple[str | None, str | None]:
     for text in texts:
         if not text:
             continue
-        head = text[:_SEARCH_LIMIT]
-        if provider is None and (found := _PROVIDER.search(head)) is not None:
+        head = text[:_SEARCH_LIMIT].lower()
+        if (
+            provider is None
+            and (found := _first(_PROVIDER_HINT, _PROVIDER, head, _ALNUM)) is not None
+        ):
             provider = found.lastgroup
         if model is None:
             model = _model(head)

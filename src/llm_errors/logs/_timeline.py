@@ -143,31 +143,25 @@ def record_time(record: Mapping[str, object]) -> float | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class _Recent:
-    line: int
-    when: float
-    text: str
-
-
 class RecentLines:
     """The last :data:`RECENT_LIMIT` timestamped lines of one input, fed in order.
 
     A finding comes out of the scanner after its first line was read (a traceback
     only ends lines later), so this remembers enough to date it: :meth:`at` returns
     the time of the finding's first line, or of the nearest timestamped line before.
+    Lines are only matched when fed; their time is computed when asked for, which
+    is for a few lines per error rather than for every line.
     """
 
     def __init__(self, limit: int = RECENT_LIMIT) -> None:
-        self._lines: deque[_Recent] = deque(maxlen=limit)
+        self._lines: deque[tuple[int, str]] = deque(maxlen=limit)
         self._dropped = False
 
     def feed(self, number: int, text: str) -> None:
-        """Take line ``number``; remembered only if it starts with a timestamp."""
-        when = line_time(text)
-        if when is not None:
+        """Take line ``number``; remembered only if it starts like a timestamp."""
+        if text and text[0] in _LINE_STARTS and _LINE_TIME.match(text) is not None:
             self._dropped = self._dropped or len(self._lines) == self._lines.maxlen
-            self._lines.append(_Recent(number, when, text[:RECENT_TEXT_LIMIT]))
+            self._lines.append((number, text[:RECENT_TEXT_LIMIT]))
 
     def at(self, line: int) -> tuple[float | None, str | None]:
         """The time for ``line`` and the line's own text when it was remembered.
@@ -177,11 +171,13 @@ class RecentLines:
         oldest remembered time is the closest one known, and it is used; if no line
         before it had a time, it has none.
         """
-        for recent in reversed(self._lines):
-            if recent.line <= line:
-                return recent.when, recent.text if recent.line == line else None
+        for number, text in reversed(self._lines):
+            if number <= line and (when := line_time(text)) is not None:
+                return when, text if number == line else None
         if self._dropped:
-            return self._lines[0].when, None
+            for _, text in self._lines:
+                if (when := line_time(text)) is not None:
+                    return when, None
         return None, None
 
 
