@@ -468,3 +468,21 @@ def test_empty_digest():
     assert "No errors found." in page.find("section", id="rules").text()
     assert "No error names a provider" in page.find("section", id="providers").text()
     assert "a rule routed every error" in page.find("section", id="unmatched").text()
+
+
+@pytest.mark.parametrize(
+    ("require", "outcome"),
+    [
+        pytest.param(None, pytest.skip.Exception, id="skipped"),
+        pytest.param("1", pytest.fail.Exception, id="required"),
+    ],
+)
+def test_missing_chromium_skips_unless_required(tmp_path, monkeypatch, require, outcome):
+    """No chromium: the drawing test is skipped naming it; LLM_ERRORS_REQUIRE_CHROMIUM=1 fails."""
+    monkeypatch.setattr(shutil, "which", lambda _: None)
+    if require is None:
+        monkeypatch.delenv("LLM_ERRORS_REQUIRE_CHROMIUM", raising=False)
+    else:
+        monkeypatch.setenv("LLM_ERRORS_REQUIRE_CHROMIUM", require)
+    with pytest.raises(outcome, match="the chromium binary is not on PATH"):
+        screenshot(tmp_path / "r.html", tmp_path / "s.png", tmp_path / "p")
