@@ -10,6 +10,7 @@ that forbids scripts and every fetch). Every piece of log text goes through
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from html import escape
@@ -486,9 +487,21 @@ def _providers(digest: Digest, top: int) -> str:
     head = '<section id="providers"><h2>By provider and model</h2>'
     if not named:
         return f"{head}<p>No error names a provider or model.</p></section>"
-    ranked = sorted(named, key=lambda item: (-item[1].count, str(item[0])))
+    # Rows of one provider stay together, the provider with most errors first.
+    per_provider = Counter[str | None]()
+    for (provider, _), row in named:
+        per_provider[provider] += row.count
+    ranked = sorted(
+        named,
+        key=lambda item: (
+            -per_provider[item[0][0]],
+            item[0][0] or "~",
+            -item[1].count,
+            item[0][1] or "",
+        ),
+    )
     rows = [
-        f"<tr><td>{_e(provider or '—')}</td><td class=msg>{_e(model or '—')}</td>"
+        f"<tr><td>{_e(provider or '—')}</td><td class=rule>{_e(model or '—')}</td>"
         f'<td class="num count">{_n(row.count)}</td>'
         f"<td class=num>{_share(row.retryable, row.count)}</td>"
         f"{_chips(row)}{_examples(row.examples)}</tr>"

@@ -187,6 +187,17 @@ def test_numbers_match_classify(capsys, tmp_path, argv):
     assert drawn == len(records)  # every error of the samples carries a time
 
 
+def test_providers_grouped(capsys, tmp_path):
+    """Rows of one provider stay together, the provider with most errors first."""
+    _, _, page = report(capsys, tmp_path, str(SAMPLE_LOG))
+    rows = page.find("section", id="providers").find("tbody").find_all("tr")
+    providers = [tr.find("td").text() for tr in rows]
+    assert providers[:2] == ["anthropic", "anthropic"]
+    assert providers.count("openai") == 3
+    first = providers.index("openai")
+    assert providers[first : first + 3] == ["openai"] * 3
+
+
 def test_examples_are_the_first_two_of_each_row(capsys, tmp_path):
     """Each code row shows its first two errors, where they were found and their excerpt."""
     records = classified(capsys, str(SAMPLE_LOG))
@@ -210,6 +221,8 @@ def test_hostile_log_text_stays_text(capsys, tmp_path):
     """Markup in log lines, file names and the title is escaped: no element, no script."""
     log = tmp_path / '"><script>alert(1).log'
     lines = [LINE.format(clock=f"09:12:0{i},000", message=m) for i, m in enumerate(HOSTILE)]
+    record = {"level": 50, "msg": "failed", "model": "<script>alert(2)</script>"}
+    lines.append(json.dumps({**record, "provider": '"><img src=x onerror=alert(3)>'}))
     log.write_text("\n".join(lines) + "\n")
     _, text, page = report(capsys, tmp_path, "--title", "<b onmouseover=x>t</b>", str(log))
     assert "<script" not in text.lower()
@@ -220,6 +233,9 @@ def test_hostile_log_text_stays_text(capsys, tmp_path):
     assert '<script>alert("owned")</script>' in shown
     assert '"><img src=x onerror=alert(1)>' in shown
     assert '"><script>alert(1).log' in shown
+    providers = page.find("section", id="providers").text()
+    assert '"><img src=x onerror=alert(3)>' in providers
+    assert "<script>alert(2)</script>" in providers
     assert page.find("h1").text() == "<b onmouseover=x>t</b>"
 
 
