@@ -65,6 +65,18 @@ from llm_errors.logs._providers import NAME_LIMIT, names, record_names
             "router.jobs: job 8812 failed: KeyError: 'choices'", None, None, id="names-nothing"
         ),
         pytest.param(
+            "router.agent: pi-ai turn failed: Anthropic stream ended before message_stop",
+            "anthropic",
+            None,
+            id="any-case",
+        ),
+        pytest.param(
+            "router.chat: incoherent reply from model TinyLlama/TinyLlama-1.1B-Chat-v1.0",
+            None,
+            "tinyllama/tinyllama-1.1b-chat-v1.0",
+            id="inside-words-not-names",
+        ),
+        pytest.param(
             "This model's maximum context length is 128000 tokens.", None, None, id="model-word"
         ),
         pytest.param(
