@@ -27,6 +27,7 @@ from llm_errors.logs._report import (
     render_table,
     summary_line,
 )
+from llm_errors.logs._report_command import add_report_command
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner, subjects
 from llm_errors.logs._tally import Tally
 
@@ -175,6 +176,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     explain.add_argument("--json", action="store_true", help="print one JSON object")
     explain.set_defaults(command=_explain_command)
+    add_report_command(commands.add_parser)
     return parser
 
 

@@ -1,0 +1,237 @@
+"""The ``llm-errors report`` command: scan logs as ``classify`` does, write one HTML page.
+
+The inputs and the scan are ``classify``'s own (:func:`~llm_errors.logs.open_source`,
+:func:`~llm_errors.logs.iter_lines`, :class:`~llm_errors.logs.Scanner`), so the counts
+match ``classify`` by construction; this module only adds, per line, what a report
+needs beyond a :class:`~llm_errors.logs.Finding`: the time of its first line and the
+provider and model that line names. Aggregation is in :mod:`llm_errors.logs._digest`,
+rendering in :mod:`llm_errors.logs._html`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+from llm_errors._classify import classify
+from llm_errors.logs._digest import Digest, FileStats
+from llm_errors.logs._html import render_html
+from llm_errors.logs._input import InputError, Source, decode_line, iter_lines, open_source
+from llm_errors.logs._providers import names, record_names
+from llm_errors.logs._report import summary_line
+from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner
+from llm_errors.logs._timeline import RecentLines, record_time
+
+__all__ = ["EXIT_OK", "EXIT_UNREADABLE", "EXIT_UNWRITABLE", "add_report_command"]
+
+# The same statuses as ``classify`` (see ``llm_errors.logs._cli``), plus one of its own.
+EXIT_OK: Final = 0
+EXIT_UNREADABLE: Final = 3
+EXIT_UNWRITABLE: Final = 4
+
+_DESCRIPTION = """\
+Find and classify the errors in log files exactly as `classify` does, and write
+one self-contained HTML page to share: errors over time stacked by code, counts
+and retryable share per code, the top rules, errors per provider and model, the
+most frequent unmatched messages, two redacted examples per row, and what was
+read (files, lines, bytes, time taken, input problems and why)."""
+
+_EPILOG = f"""\
+timestamps: ISO 8601 or the `YYYY-MM-DD HH:MM:SS,mmm` prefix at the start of a
+line, or a JSON record's timestamp/@timestamp/time/ts field (ISO 8601, or epoch
+seconds; milliseconds as pino writes them work too). A line without one (a
+traceback header) takes the time of the timestamped line before it.
+
+exit status:
+  {EXIT_OK}    the report was written and every input was read
+  2    usage error (bad option)
+  {EXIT_UNREADABLE}    the report was written, but an input could not be opened or read to its end
+  {EXIT_UNWRITABLE}    the report could not be written (checked before scanning where possible)"""
+
+
+def add_report_command(add_parser: Callable[..., argparse.ArgumentParser]) -> None:
+    """Register ``report`` through a subparsers' ``add_parser``."""
+    report = add_parser(
+        "report",
+        help="write a self-contained HTML report of the errors in log files",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    report.add_argument(
+        "files", nargs="*", metavar="FILE", help="log files; '-' or none reads stdin"
+    )
+    report.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="PATH",
+        help="where to write the HTML page ('-' writes it to stdout)",
+    )
+    report.add_argument(
+        "--input",
+        type=InputMode,
+        choices=list(InputMode),
+        default=InputMode.AUTO,
+        help="line format: auto (JSON where a line starts with '{'), text or jsonl (default: auto)",
+    )
+    report.add_argument(
+        "--field",
+        metavar="PATH",
+        help="dotted path to the message in each JSON record, e.g. error.message "
+        "(default: classify the whole record)",
+    )
+    report.add_argument(
+        "--top",
+        type=int,
+        default=15,
+        metavar="N",
+        help="rows in each ranked table: rules, providers and models, unmatched messages "
+        "(default: 15)",
+    )
+    report.add_argument("--title", default="LLM error report", help="the page's heading and title")
+    report.set_defaults(command=report_command, usage=report)
+
+
+def _unwritable(output: str) -> str | None:
+    """Why ``output`` cannot be written, if that is known before scanning."""
+    if output == "-":
+        return None
+    target = Path(output)
+    if target.is_dir():
+        return "is a directory"
+    parent = target.parent
+    if not parent.is_dir():
+        return f"no directory {str(parent)!r}"
+    return None
+
+
+def _write(output: str, page: str) -> str | None:
+    """Write the page (atomically for a file, so a shared report is never half-written)."""
+    if output == "-":
+        sys.stdout.write(page)
+        return None
+    target = Path(output)
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        partial.write_text(page, encoding="utf-8")
+        partial.replace(target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+        return exc.strerror or str(exc)
+    return None
+
+
+class _ReportScan:
+    """One ``report`` run's reading: ``classify``'s scan, plus times and names per finding."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.digest = Digest()
+
+    def scan(self, path: str) -> None:
+        try:
+            with open_source(path, sys.stdin.buffer if path == "-" else None) as source:
+                self.digest.tally.files += 1
+                self._read(source, self.digest.open_file(source.name))
+        except InputError as exc:
+            stats = self.digest.open_file(path)
+            self.problem(stats, Problem(ProblemKind.UNREADABLE, exc.line, exc.detail))
+
+    def _read(self, source: Source, stats: FileStats) -> None:
+        scanner = Scanner(classify, mode=self.args.input, field=self.args.field)
+        recent = RecentLines()
+        number = 0
+        try:
+            for number, (raw, cut) in enumerate(iter_lines(source.stream), 1):
+                stats.bytes += len(raw) + cut
+                text, problems = decode_line(number, raw, cut)
+                for problem in problems:
+                    self.problem(stats, problem)
+                if text is None:
+                    continue
+                recent.feed(number, text)
+                if events := scanner.feed(number, text):
+                    self.handle(stats, events, recent, text)
+        except InputError as exc:
+            self.problem(stats, Problem(ProblemKind.UNREADABLE, exc.line, exc.detail))
+        self.handle(stats, scanner.finish(), recent, "")
+        stats.lines = number
+        tally = self.digest.tally
+        tally.lines += number
+        tally.records += scanner.records
+        tally.missing_field += scanner.missing_field
+        self.digest.bytes += stats.bytes
+
+    def handle(
+        self,
+        stats: FileStats,
+        events: Sequence[Finding | Problem],
+        recent: RecentLines,
+        current: str,
+    ) -> None:
+        """Count findings with their time and names; ``current`` is the line just fed."""
+        for event in events:
+            if isinstance(event, Problem):
+                self.problem(stats, event)
+                continue
+            stats.errors += 1
+            # A record is a finding of the very line just fed, which the scanner parsed
+            # as a JSON object; any other finding may have begun lines earlier.
+            record: Mapping[str, Any] | None = (
+                json.loads(current) if event.kind == "record" else None
+            )
+            if record is not None:
+                when = record_time(record)
+                provider, model = record_names(record, event.text)
+            else:
+                when, first = recent.at(event.line)
+                provider, model = names(first, event.text)
+            self.digest.add(stats.name, event, when=when, provider=provider, model=model)
+
+    def problem(self, stats: FileStats, problem: Problem) -> None:
+        stats.problems += 1
+        if problem.kind is ProblemKind.UNREADABLE:
+            stats.unreadable = problem.detail
+        self.digest.add_problem(stats.name, problem)
+
+
+def _scan(args: argparse.Namespace) -> tuple[Digest, str]:
+    """Scan every input and render the page."""
+    start = time.monotonic()
+    run = _ReportScan(args)
+    for path in args.files or ["-"]:
+        run.scan(path)
+    page = render_html(
+        run.digest,
+        title=args.title,
+        elapsed=time.monotonic() - start,
+        generated=datetime.now(UTC),
+        top=args.top,
+        field=args.field,
+    )
+    return run.digest, page
+
+
+def report_command(args: argparse.Namespace) -> int:
+    """Scan the inputs, write the page, print a summary line on stderr; return the status."""
+    output: str = args.output
+    reason = _unwritable(output)
+    if reason is None:
+        digest, page = _scan(args)
+        reason = _write(output, page)
+    if reason is not None:
+        print(f"llm-errors: cannot write {output}: {reason}", file=sys.stderr)  # noqa: T201
+        return EXIT_UNWRITABLE
+    tally = digest.tally
+    print(f"llm-errors: wrote {output}: {summary_line(tally)}", file=sys.stderr)  # noqa: T201
+    return EXIT_UNREADABLE if tally.problems[ProblemKind.UNREADABLE] else EXIT_OK
