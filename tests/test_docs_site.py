@@ -1,6 +1,7 @@
 """The docs site: its nav follows docs/index.md, and each public package has an API page."""
 
 import importlib
+import importlib.util
 import re
 from pathlib import Path
 
@@ -58,3 +59,29 @@ def test_public_is_every_public_module():
         if not any(part.startswith("_") for part in parts):
             modules.add(".".join(parts))
     assert modules == set(PUBLIC)
+
+
+def _sphinx_roles():
+    spec = importlib.util.spec_from_file_location("sphinx_roles", DOCS / "_ext" / "sphinx_roles.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("docstring", "shown"),
+    [
+        pytest.param("a :class:`RetryBudget` here", "a `RetryBudget` here", id="name"),
+        pytest.param(":class:`~llm_retry.RetryInfo`", "`RetryInfo`", id="tilde"),
+        pytest.param(":mod:`adapter._mistral.client`", "`adapter._mistral.client`", id="path"),
+        pytest.param(":meth:`the wrapper <RetryPolicy.wrap>`", "`the wrapper`", id="title"),
+        pytest.param(":py:func:`!main`", "`main`", id="py-domain-no-link"),
+        pytest.param("``literal`` and `code`", "``literal`` and `code`", id="no-role"),
+    ],
+)
+def test_sphinx_roles_render_as_code(docstring, shown):
+    """The site's griffe extension turns each Sphinx role into the code Sphinx would show."""
+    pytest.importorskip("griffe", reason="the docs extra is not installed")
+    assert _sphinx_roles().plain(docstring) == shown
