@@ -9,13 +9,18 @@ decisions as the public ones in ``_strategies``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import tenacity as _t
 
 from llm_errors import Classification
 from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, annotate
-from llm_retry._strategies import is_retryable, planned_wait, server_wait
+from llm_retry._strategies import (
+    is_retryable,
+    planned_wait,
+    require_failure,
+    server_wait,
+)
 from llm_retry._testing import active_recorder
 
 if TYPE_CHECKING:
@@ -45,7 +50,7 @@ class Call:
         self._recorder = active_recorder()
         self._start = policy.clock()
         self._skipped = 0.0
-        self._last: tuple[BaseException, Classification] | None = None
+        self._last: tuple[BaseException, Classification, float | None] | None = None
         self._stop: tuple[GiveUpReason, str] | None = None
         self.attempts = 0
         self.waited = 0.0
@@ -55,11 +60,26 @@ class Call:
         """Seconds since the call started; waits skipped in testing mode count too."""
         return self._policy.clock() - self._start + self._skipped
 
-    def classify(self, error: BaseException) -> Classification:
-        """The policy's classifier, asked once per error (strategies ask repeatedly)."""
+    def _judge(self, error: BaseException) -> tuple[Classification, float | None]:
+        """Classify ``error`` and read its usable server wait, once per error.
+
+        The strategies (``retry``, ``wait``, ``stop``, ``before_sleep``) all ask about
+        the same failure; the answer is kept for the latest error only.
+        """
         if self._last is None or self._last[0] is not error:
-            self._last = (error, self._policy.classifier(error))
-        return self._last[1]
+            policy = self._policy
+            classification = policy.classifier(error)
+            server = server_wait(classification) if policy.respect_retry_after else None
+            self._last = (error, classification, server)
+        return self._last[1], self._last[2]
+
+    def classify(self, error: BaseException) -> Classification:
+        """The policy's classification of ``error``."""
+        return self._judge(error)[0]
+
+    def requested_wait(self, error: BaseException) -> float | None:
+        """The server-directed wait of ``error`` if usable and respected, else ``None``."""
+        return self._judge(error)[1]
 
     # -- tenacity strategies -------------------------------------------------------
 
@@ -76,19 +96,8 @@ class Call:
 
     def wait(self, retry_state: _t.RetryCallState) -> float:
         """The server-directed wait if usable, else the (jittered) backoff."""
-        policy = self._policy
-        server = None
-        if policy.respect_retry_after:
-            server = server_wait(self.classify(_failure(retry_state)))
-        return planned_wait(
-            server,
-            retry_state.attempt_number,
-            initial=policy.initial_wait,
-            multiplier=policy.multiplier,
-            max_wait=policy.max_wait,
-            jitter=policy.jitter,
-            max_retry_after=policy.max_retry_after,
-        )
+        server = self.requested_wait(require_failure(retry_state))
+        return planned_wait(server, retry_state.attempt_number, self._policy)
 
     def stop(self, retry_state: _t.RetryCallState) -> bool:
         """Stop on attempts, a too-long Retry-After, the deadline, then the budget.
@@ -99,9 +108,7 @@ class Call:
         """
         policy = self._policy
         sleep = retry_state.upcoming_sleep
-        server = None
-        if policy.respect_retry_after:
-            server = server_wait(self.classify(_failure(retry_state)))
+        server = self.requested_wait(require_failure(retry_state))
         if retry_state.attempt_number >= policy.max_attempts:
             self._stop = (GiveUpReason.MAX_ATTEMPTS, f"max_attempts={policy.max_attempts} reached")
         elif server is not None and server > policy.max_retry_after:
@@ -134,7 +141,7 @@ class Call:
 
     def before_sleep(self, retry_state: _t.RetryCallState) -> None:
         """Record the retry and tell the ``on_retry`` hook."""
-        error = _failure(retry_state)
+        error = require_failure(retry_state)
         event = RetryEvent(
             target=self._target,
             attempt=retry_state.attempt_number,
@@ -174,27 +181,22 @@ class Call:
 
     def retrying(self) -> _t.Retrying:
         """A fresh tenacity controller for this call only."""
-        return _t.Retrying(
-            sleep=self.sleep,
-            stop=self.stop,
-            wait=self.wait,
-            retry=self.retry,
-            before=self.before,
-            before_sleep=self.before_sleep,
-            reraise=True,
-        )
+        return _t.Retrying(sleep=self.sleep, **self._strategies())
 
     def async_retrying(self) -> _t.AsyncRetrying:
         """A fresh async tenacity controller for this call only."""
-        return _t.AsyncRetrying(
-            sleep=self.async_sleep,
-            stop=self.stop,
-            wait=self.wait,
-            retry=self.retry,
-            before=self.before,
-            before_sleep=self.before_sleep,
-            reraise=True,
-        )
+        return _t.AsyncRetrying(sleep=self.async_sleep, **self._strategies())
+
+    def _strategies(self) -> dict[str, Any]:
+        """What both controllers are built from, apart from how they sleep."""
+        return {
+            "stop": self.stop,
+            "wait": self.wait,
+            "retry": self.retry,
+            "before": self.before,
+            "before_sleep": self.before_sleep,
+            "reraise": True,
+        }
 
     # -- outcomes ------------------------------------------------------------------
 
@@ -233,12 +235,3 @@ class Call:
             items_delivered=delivered,
         )
         annotate(error, info)
-
-
-def _failure(retry_state: _t.RetryCallState) -> BaseException:
-    """The failed attempt's exception (``wait``/``stop``/``before_sleep`` only run after one)."""
-    outcome = retry_state.outcome
-    error = None if outcome is None else outcome.exception()
-    if error is None:
-        raise RuntimeError("tenacity asked for a wait after an attempt that did not fail")
-    return error

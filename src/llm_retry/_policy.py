@@ -23,7 +23,16 @@ from llm_retry._checks import require_bool, require_callable, require_int, requi
 from llm_retry._config import parse_environ, parse_mapping
 from llm_retry._events import RetryEvent, log_retry
 from llm_retry._stats import RetryStats
-from llm_retry._strategies import Classifier, check_retry_on
+from llm_retry._strategies import (
+    DEFAULT_INITIAL_WAIT,
+    DEFAULT_JITTER,
+    DEFAULT_MAX_RETRY_AFTER,
+    DEFAULT_MAX_WAIT,
+    DEFAULT_MULTIPLIER,
+    Classifier,
+    check_backoff,
+    check_retry_on,
+)
 from llm_retry._wrap import wrap
 
 __all__ = ["RetryPolicy", "retry_llm"]
@@ -78,13 +87,13 @@ class RetryPolicy:
 
     max_attempts: int = 4
     deadline: float = 90.0
-    initial_wait: float = 1.0
-    max_wait: float = 30.0
-    multiplier: float = 2.0
-    jitter: bool = True
+    initial_wait: float = DEFAULT_INITIAL_WAIT
+    max_wait: float = DEFAULT_MAX_WAIT
+    multiplier: float = DEFAULT_MULTIPLIER
+    jitter: bool = DEFAULT_JITTER
     retry_on: frozenset[ErrorCode] = DEFAULT_RETRYABLE_CODES
     respect_retry_after: bool = True
-    max_retry_after: float = 60.0
+    max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
     classifier: Classifier = classify
     budget: RetryBudget | None = None
     on_retry: Callable[[RetryEvent], object] | None = log_retry
@@ -98,10 +107,7 @@ class RetryPolicy:
         require_number("deadline", self.deadline, strict=True, finite=False)
         require_number("initial_wait", self.initial_wait)
         require_number("max_wait", self.max_wait)
-        if self.initial_wait > self.max_wait:
-            raise ValueError(
-                f"initial_wait ({self.initial_wait:g}) must be <= max_wait ({self.max_wait:g})"
-            )
+        check_backoff(self.initial_wait, self.max_wait, name="initial_wait")
         require_number("multiplier", self.multiplier, minimum=1.0)
         require_bool("jitter", self.jitter)
         if not isinstance(self.retry_on, frozenset):
