@@ -8,6 +8,7 @@ PUBLIC_MODULES = [
     "llm_errors",
     "llm_errors.logs",
     "llm_retry",
+    "llm_retry.redis",
     "adapter",
     "adapter.pi",
     "adapter.testing",
