@@ -154,8 +154,7 @@ class Call:
             )
             self._stop = (GiveUpReason.COOLDOWN, detail)
             raise RateLimitError(f"not attempted: {detail}", retry_after=left)
-        jitter = random.uniform(0.0, WAKE_JITTER * left)  # noqa: S311 - jitter, not cryptography
-        return min(left + jitter, room)
+        return min(left + _wake_jitter(left), room)
 
     def retry(self, retry_state: _t.RetryCallState) -> bool:
         """Retry exactly the codes in ``retry_on``; share a server-directed cooldown."""
@@ -191,9 +190,16 @@ class Call:
         return self._scope, server
 
     def wait(self, retry_state: _t.RetryCallState) -> float:
-        """The server-directed wait if usable, else the (jittered) backoff."""
+        """The server-directed wait if usable, else the (jittered) backoff.
+
+        Under a shared cooldown a server-directed wait is a wake-up like any other, so
+        it gets the same jitter: callers that got a 429 together do not retry together.
+        """
         server = self.requested_wait(require_failure(retry_state))
-        return planned_wait(server, retry_state.attempt_number, self._policy)
+        planned = planned_wait(server, retry_state.attempt_number, self._policy)
+        if server is not None and self._scope is not None:
+            planned += _wake_jitter(planned)
+        return planned
 
     def stop(self, retry_state: _t.RetryCallState) -> bool:
         """Stop on attempts, a too-long Retry-After, the deadline, then the budget.
@@ -369,3 +375,8 @@ class Call:
             items_delivered=delivered,
         )
         annotate(error, info)
+
+
+def _wake_jitter(seconds: float) -> float:
+    """Extra wait after a cooldown of ``seconds``: uniform in ``[0, WAKE_JITTER * seconds]``."""
+    return random.uniform(0.0, WAKE_JITTER * seconds)  # noqa: S311 - jitter, not cryptography

@@ -388,3 +388,31 @@ def test_from_env_reads_a_scope():
     """``LLM_RETRY_SCOPE`` names the scope; no URL means no backend."""
     policy = RetryPolicy.from_env(environ={"LLM_RETRY_SCOPE": " openai:gpt-4o "})
     assert (policy.scope, policy.coordination) == ("openai:gpt-4o", None)
+
+
+# --- the Mistral adapter names its scope ----------------------------------------------------
+
+
+def test_mistral_adapter_calls_share_the_models_scope(clock):
+    """A 429 from Mistral cools down ``mistral:<model id>``, over real loopback HTTP."""
+    from adapter import Context, MistralAdapterSync, get_model
+    from adapter.pi import UserMessage
+    from adapter.testing import FakeMistral, Reply, error_object
+
+    # The body shape and message of Mistral's 429 as the adapter's own tests use it.
+    limited = Reply(
+        429,
+        error_object("Rate limit exceeded", error_type="rate_limited", code="1300"),
+        headers={"Retry-After": "7"},
+    )
+    shared = InProcessCoordination(clock=clock)
+    policy = RetryPolicy(coordination=shared, max_attempts=1, on_retry=None, clock=clock)
+    context = Context(messages=[UserMessage(content="hi", timestamp=0)])
+    with FakeMistral(limited, default=None) as fake:
+        with MistralAdapterSync(api_key="k", base_url=fake.url, retry=policy) as adapter:
+            with pytest.raises(RateLimitError):
+                adapter.complete("mistral-small-latest", context)
+    model = get_model("mistral-small-latest").id  # the catalog id the adapter sends
+    assert shared.cooldown(f"mistral:{model}") == 7.0
+    assert shared.cooldown("default") == 0.0
+
