@@ -296,19 +296,25 @@ def rate_limit_runs(phase: Callable[..., Phase], runs: int) -> tuple[list[float]
     """Independent and shared policies, alternating; per-run ratios of 429s and calls/s."""
     print("rate limit (no budget; Retry-After honoured):")
     print(f"  {'run':<4}{'policy':<13}{'429s':>6}{'completed':>11}{'calls/s':>9}{'fallbacks':>10}")
-    ratios, speeds = [], []
+    seen: dict[str, list[Phase]] = {"independent": [], "shared": []}
     for run in range(1, runs + 1):
-        seen = {}
         for name, shared in (("independent", False), ("shared", True)):
-            result = seen[name] = phase(f"rl-{name}", shared=shared, budget=False, outage=False)
+            result = phase(f"rl-{name}", shared=shared, budget=False, outage=False)
+            seen[name].append(result)
             print(
                 f"  {run:<4}{name:<13}{result.counts['limited']:>6}"
                 f"{result.completed:>6}/{result.calls:<4}{result.per_second:>9.2f}"
                 f"{result.fallbacks:>10}"
             )
-        independent, shared_run = seen["independent"], seen["shared"]
-        ratios.append(shared_run.counts["limited"] / max(1, independent.counts["limited"]))
-        speeds.append(shared_run.per_second / independent.per_second)
+    for name, results in seen.items():
+        print(
+            f"  median {name:<11}"
+            f"{statistics.median(r.counts['limited'] for r in results):>6g}"
+            f"{'':>11}{statistics.median(r.per_second for r in results):>9.2f}"
+        )
+    pairs = list(zip(seen["independent"], seen["shared"], strict=True))
+    ratios = [s.counts["limited"] / max(1, i.counts["limited"]) for i, s in pairs]
+    speeds = [s.per_second / i.per_second for i, s in pairs]
     return ratios, speeds
 
 

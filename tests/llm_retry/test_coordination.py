@@ -408,11 +408,23 @@ def test_mistral_adapter_calls_share_the_models_scope(clock):
     shared = InProcessCoordination(clock=clock)
     policy = RetryPolicy(coordination=shared, max_attempts=1, on_retry=None, clock=clock)
     context = Context(messages=[UserMessage(content="hi", timestamp=0)])
-    with FakeMistral(limited, default=None) as fake:
-        with MistralAdapterSync(api_key="k", base_url=fake.url, retry=policy) as adapter:
-            with pytest.raises(RateLimitError):
-                adapter.complete("mistral-small-latest", context)
+    with (
+        FakeMistral(limited, default=None) as fake,
+        MistralAdapterSync(api_key="k", base_url=fake.url, retry=policy) as adapter,
+        pytest.raises(RateLimitError),
+    ):
+        adapter.complete("mistral-small-latest", context)
     model = get_model("mistral-small-latest").id  # the catalog id the adapter sends
     assert shared.cooldown(f"mistral:{model}") == 7.0
     assert shared.cooldown("default") == 0.0
 
+
+def test_in_process_repr_names_the_cap():
+    """The repr shows the settings."""
+    assert repr(InProcessCoordination(max_cooldown=30)) == "InProcessCoordination(max_cooldown=30)"
+
+
+def test_from_mapping_refuses_a_scope_that_is_not_a_string():
+    """A scope from configuration is a name; anything else names the key."""
+    with pytest.raises(TypeError, match="scope must be a string"):
+        RetryPolicy.from_mapping({"scope": 3})

@@ -72,7 +72,7 @@ def test_keys_are_namespaced_and_hash_tagged(coordination, prefix):
 
 def test_every_key_has_a_ttl(redis_server, prefix):
     """Cooldown keys outlive their cooldown by about a second, budget keys live key_ttl."""
-    backend = RedisCoordination(redis_server.url, prefix=prefix, key_ttl=30.0)
+    backend = RedisCoordination(redis_server.url, prefix=prefix, key_ttl=30.0, timeout=2.0)
     budget = RetryBudget(capacity=3)
     try:
         backend.extend_cooldown(SCOPE, 2.0)
@@ -131,7 +131,7 @@ def test_the_later_cooldown_wins(coordination):
 
 def test_cooldown_is_capped(redis_server, prefix):
     """A server asking for an hour gets max_cooldown."""
-    backend = RedisCoordination(redis_server.url, prefix=prefix, max_cooldown=3.0)
+    backend = RedisCoordination(redis_server.url, prefix=prefix, max_cooldown=3.0, timeout=2.0)
     try:
         backend.extend_cooldown(SCOPE, 3600.0)
         assert 2.0 < backend.cooldown(SCOPE) <= 3.0
@@ -339,7 +339,7 @@ def test_async_429_sets_the_cooldown_and_fails_the_next_call_fast(coordination):
 
 def test_fail_open_when_the_server_stops_mid_test(own_redis_server, prefix, caplog):
     """Calls go on with this process's state, one warning, and a counter of fallbacks."""
-    backend = RedisCoordination(own_redis_server.url, prefix=prefix, pause=0.0)
+    backend = RedisCoordination(own_redis_server.url, prefix=prefix, pause=0.0, timeout=2.0)
     budget = RetryBudget(capacity=1, refill=1.0)
     policy = RetryPolicy(
         coordination=backend, scope=SCOPE, budget=budget, on_retry=None, sleep=lambda _: None
@@ -374,7 +374,7 @@ def test_fail_open_when_the_server_stops_mid_test(own_redis_server, prefix, capl
 
 def test_fail_open_when_the_server_hangs(own_redis_server, prefix):
     """A server that stops answering costs one short timeout, then is left alone."""
-    backend = RedisCoordination(own_redis_server.url, prefix=prefix, timeout=0.05, pause=30.0)
+    backend = RedisCoordination(own_redis_server.url, prefix=prefix, timeout=0.2, pause=30.0)
     try:
         assert backend.cooldown(SCOPE) == 0.0  # connected
         os.kill(own_redis_server.process.pid, signal.SIGSTOP)
@@ -395,7 +395,7 @@ def test_fail_open_when_the_server_hangs(own_redis_server, prefix):
 
 def test_async_fail_open_when_the_server_stops(own_redis_server, prefix):
     """The asyncio client falls back too, and the call succeeds."""
-    backend = RedisCoordination(own_redis_server.url, prefix=prefix, pause=0.0)
+    backend = RedisCoordination(own_redis_server.url, prefix=prefix, pause=0.0, timeout=2.0)
     policy = RetryPolicy(coordination=backend, scope=SCOPE, budget=RetryBudget(), on_retry=None)
 
     async def work():
@@ -460,3 +460,38 @@ def test_settings_are_checked(settings, match):
     """Bad settings raise at construction, naming what was wrong."""
     with pytest.raises((TypeError, ValueError), match=match):
         RedisCoordination(**({"url": "redis://127.0.0.1:1/0"} | settings))
+
+
+def test_from_env_without_a_prefix_uses_the_default(redis_server):
+    """Without ``LLM_RETRY_REDIS_PREFIX`` the keys start with ``llm_retry``."""
+    policy = RetryPolicy.from_env(environ={"LLM_RETRY_REDIS_URL": redis_server.url})
+    try:
+        assert policy.coordination.prefix == "llm_retry"
+    finally:
+        policy.coordination.close()
+
+
+def test_async_operations_skip_redis_while_it_is_left_alone(own_redis_server, prefix):
+    """After a failure, async operations answer locally for ``pause`` without trying."""
+    backend = RedisCoordination(own_redis_server.url, prefix=prefix, pause=30.0)
+    own_redis_server.stop()
+    budget = RetryBudget(capacity=1, refill=1.0)
+
+    async def main():
+        try:
+            assert await backend.acooldown(SCOPE) == 0.0  # fails: left alone from now
+            await backend.aextend_cooldown(SCOPE, 2.0)
+            assert await backend.atry_spend(SCOPE, budget)
+            await backend.arecord_success(SCOPE, budget)
+            return await backend.acooldown(SCOPE)
+        finally:
+            await backend.aclose()
+            await backend.aclose()  # nothing left to close: no error
+
+    try:
+        left = asyncio.run(main())
+    finally:
+        backend.close()
+    assert 1.5 < left <= 2.0  # this process's own cooldown
+    assert backend.fallbacks == 5
+    assert budget.tokens == 1.0

@@ -85,6 +85,10 @@ _COOLDOWN_KEY_MARGIN_MS: Final = 1000
 _Args = list[str | int]
 
 
+#: The scripts in the order the holders below unpack them.
+_SCRIPTS: Final = (_READ_COOLDOWN, _EXTEND_COOLDOWN, _TRY_SPEND, _RECORD_SUCCESS)
+
+
 class _SyncScripts:
     """The four scripts, registered on the sync client."""
 
@@ -92,23 +96,17 @@ class _SyncScripts:
 
     def __init__(self, client: _redis.Redis) -> None:
         self.client = client
-        self.read = client.register_script(_READ_COOLDOWN)
-        self.extend = client.register_script(_EXTEND_COOLDOWN)
-        self.spend = client.register_script(_TRY_SPEND)
-        self.record = client.register_script(_RECORD_SUCCESS)
+        self.read, self.extend, self.spend, self.record = map(client.register_script, _SCRIPTS)
 
 
 class _AsyncScripts:
-    """The four scripts, registered on one event loop's async client."""
+    """The four scripts, registered on one event loop's async client (typed apart)."""
 
     __slots__ = ("client", "extend", "read", "record", "spend")
 
     def __init__(self, client: _aredis.Redis) -> None:
         self.client = client
-        self.read = client.register_script(_READ_COOLDOWN)
-        self.extend = client.register_script(_EXTEND_COOLDOWN)
-        self.spend = client.register_script(_TRY_SPEND)
-        self.record = client.register_script(_RECORD_SUCCESS)
+        self.read, self.extend, self.spend, self.record = map(client.register_script, _SCRIPTS)
 
 
 class RedisCoordination:
