@@ -9,10 +9,10 @@ later of the stored and the new deadline, the token bucket is read and written i
 step. Deadlines are in the Redis server's clock (``TIME``), never a machine's own.
 
 Keys are ``{prefix}:{<scope>}:cooldown`` and ``{prefix}:{<scope>}:budget``: the braces
-are a Redis Cluster hash tag, so a scope's keys share a slot. Every key has a TTL: a
-cooldown key lives until its cooldown ends (plus one second), a budget key for
-``key_ttl`` seconds after its last use, and a full bucket is no key at all. An idle
-fleet leaves nothing behind.
+are a Redis Cluster hash tag, so a scope's keys would share a slot (the client itself is
+a standalone one). Every key has a TTL: a cooldown key lives until its cooldown ends
+(plus one second), a budget key for ``key_ttl`` seconds after its last use, and a full
+bucket is no key at all. An idle fleet leaves nothing behind.
 
 Redis failures never fail a call: each command has a short timeout (``timeout``, 50 ms
 by default); on a failure the call goes on with this process's own state (the

@@ -251,7 +251,8 @@ class RedisCoordination:
     def _scripts_for_loop(self) -> _AsyncScripts:
         """This event loop's client (an asyncio connection belongs to one loop)."""
         loop = asyncio.get_running_loop()
-        scripts = self._async.get(loop)
+        with self._lock:
+            scripts = self._async.get(loop)
         if scripts is None:
             client = _aredis.Redis.from_url(
                 self._url,
@@ -259,7 +260,10 @@ class RedisCoordination:
                 socket_connect_timeout=self._timeout,
                 retry=_AsyncRetry(_NoBackoff(), 0),
             )
-            scripts = self._async[loop] = _AsyncScripts(client)
+            scripts = _AsyncScripts(client)
+            with self._lock:
+                # Only this loop's thread makes its client, so nothing else set it meanwhile.
+                self._async[loop] = scripts
         return scripts
 
     # --- the Coordination interface ---------------------------------------------------
@@ -333,7 +337,8 @@ class RedisCoordination:
 
     async def aclose(self) -> None:
         """Close the running event loop's async client, if it made one."""
-        scripts = self._async.pop(asyncio.get_running_loop(), None)
+        with self._lock:
+            scripts = self._async.pop(asyncio.get_running_loop(), None)
         if scripts is not None:
             await scripts.client.aclose()
 
