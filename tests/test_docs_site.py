@@ -14,6 +14,7 @@ PUBLIC = (
     "llm_errors.logs",
     "llm_retry",
     "llm_retry.instrumentation",
+    "llm_retry.redis",
     "adapter",
     "adapter.pi",
     "adapter.testing",

@@ -9,6 +9,7 @@ PUBLIC_MODULES = [
     "llm_errors.logs",
     "llm_retry",
     "llm_retry.instrumentation",
+    "llm_retry.redis",
     "adapter",
     "adapter.pi",
     "adapter.testing",

@@ -3,11 +3,14 @@
 One decorator for every kind of call (``@retry_llm(policy)`` or ``policy.wrap(fn)``
 on sync and async functions and generators), the iterator form
 (``for attempt in policy.attempts(): with attempt: ...``), composable tenacity
-strategies, a shared :class:`RetryBudget` against retry storms, and a testing mode.
+strategies, a shared :class:`RetryBudget` against retry storms, cooldowns and budgets
+shared per scope by a :class:`Coordination` backend (in this process, or a fleet's Redis
+with :mod:`llm_retry.redis`), and a testing mode.
 """
 
 from llm_retry._attempts import Attempt, Attempts
 from llm_retry._budget import RetryBudget
+from llm_retry._coordination import Coordination, InProcessCoordination
 from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, log_retry, retry_info
 from llm_retry._policy import RetryPolicy, retry_llm
 from llm_retry._stats import RetryStats
@@ -21,7 +24,9 @@ from llm_retry._testing import RetryRecorder, instant_retries
 __all__ = [
     "Attempt",
     "Attempts",
+    "Coordination",
     "GiveUpReason",
+    "InProcessCoordination",
     "RetryBudget",
     "RetryEvent",
     "RetryInfo",

@@ -5,18 +5,40 @@ time, the waits it made and why it stopped, and build a fresh ``Retrying`` /
 ``AsyncRetrying`` (a shared tenacity object would mix the state of concurrent calls).
 Its ``retry``/``wait``/``stop`` methods are tenacity strategies over the same pure
 decisions as the public ones in ``_strategies``.
+
+With a ``coordination`` backend, the call also shares state under its scope: before
+every attempt it waits out the scope's cooldown (or fails fast when that would cross
+its deadline), a failure with a server-directed wait extends that cooldown, and the
+budget's tokens live in the backend. The async controller gets async twins of the
+strategies that talk to the backend, so an event loop never blocks on it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import random
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 import tenacity as _t
 
-from llm_errors import Classification
+from llm_errors import Classification, RateLimitError
+from llm_retry._coordination import (
+    COOLDOWN_CODES,
+    DEFAULT_SCOPE,
+    WAKE_JITTER,
+    Coordination,
+    InProcessCoordination,
+    resolve_scope,
+)
 from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, annotate
 from llm_retry._hooks import GiveUpEvent, dispatch
-from llm_retry._strategies import is_retryable, planned_wait, server_wait
+from llm_retry._strategies import (
+    failure,
+    is_retryable,
+    planned_wait,
+    require_failure,
+    server_wait,
+)
 from llm_retry._testing import active_recorder
 
 if TYPE_CHECKING:
@@ -24,14 +46,19 @@ if TYPE_CHECKING:
 
 __all__ = ["Call"]
 
+#: Without a coordination backend the budget is the object itself, as this one keeps it.
+_UNCOORDINATED = InProcessCoordination()
+
 
 class Call:
     """The state of one call through a :class:`~llm_retry.RetryPolicy`."""
 
     __slots__ = (
+        "_coordination",
         "_last",
         "_policy",
         "_recorder",
+        "_scope",
         "_skipped",
         "_start",
         "_stop",
@@ -40,13 +67,25 @@ class Call:
         "waited",
     )
 
-    def __init__(self, policy: RetryPolicy, target: str) -> None:
+    def __init__(
+        self,
+        policy: RetryPolicy,
+        target: str,
+        args: tuple[object, ...] = (),
+        kwargs: Mapping[str, object] | None = None,
+    ) -> None:
         self._policy = policy
+        coordination = policy.coordination
+        self._coordination: Coordination = coordination or _UNCOORDINATED
+        # The scope is only worked out (and cooldowns only shared) with a backend.
+        self._scope: str | None = None
+        if coordination is not None:
+            self._scope = resolve_scope(policy.scope, args, kwargs or {})
         self._target = target
         self._recorder = active_recorder()
         self._start = policy.clock()
         self._skipped = 0.0
-        self._last: tuple[BaseException, Classification] | None = None
+        self._last: tuple[BaseException, Classification, float | None] | None = None
         self._stop: tuple[GiveUpReason, str] | None = None
         self.attempts = 0
         self.waited = 0.0
@@ -56,40 +95,112 @@ class Call:
         """Seconds since the call started; waits skipped in testing mode count too."""
         return self._policy.clock() - self._start + self._skipped
 
-    def classify(self, error: BaseException) -> Classification:
-        """The policy's classifier, asked once per error (strategies ask repeatedly)."""
+    def _judge(self, error: BaseException) -> tuple[Classification, float | None]:
+        """Classify ``error`` and read its usable server wait, once per error.
+
+        The strategies (``retry``, ``wait``, ``stop``, ``before_sleep``) all ask about
+        the same failure; the answer is kept for the latest error only.
+        """
         if self._last is None or self._last[0] is not error:
-            self._last = (error, self._policy.classifier(error))
-        return self._last[1]
+            policy = self._policy
+            classification = policy.classifier(error)
+            server = server_wait(classification) if policy.respect_retry_after else None
+            self._last = (error, classification, server)
+        return self._last[1], self._last[2]
+
+    def classify(self, error: BaseException) -> Classification:
+        """The policy's classification of ``error``."""
+        return self._judge(error)[0]
+
+    def requested_wait(self, error: BaseException) -> float | None:
+        """The server-directed wait of ``error`` if usable and respected, else ``None``."""
+        return self._judge(error)[1]
 
     # -- tenacity strategies -------------------------------------------------------
 
     def before(self, _retry_state: _t.RetryCallState) -> None:
-        """Count an attempt."""
+        """Wait out the scope's shared cooldown, then count an attempt."""
+        if self._scope is not None:
+            pause = self._admit(self._coordination.cooldown(self._scope))
+            if pause:
+                self.sleep(pause)
+        self._count_attempt()
+
+    async def abefore(self, _retry_state: _t.RetryCallState) -> None:
+        """:meth:`before` for the async controller."""
+        if self._scope is not None:
+            pause = self._admit(await self._coordination.acooldown(self._scope))
+            if pause:
+                await self.async_sleep(pause)
+        self._count_attempt()
+
+    def _count_attempt(self) -> None:
         self.attempts += 1
         self._policy.stats.record_attempt()
 
+    def _admit(self, left: float) -> float:
+        """Seconds to wait for a cooldown with ``left`` seconds to go, with wake-up jitter.
+
+        Raises:
+            RateLimitError: The cooldown ends after this call's deadline, so the
+                attempt is not made (fail fast rather than wait and fail).
+        """
+        if left <= 0:
+            return 0.0
+        room = self._policy.deadline - self.elapsed()
+        if left > room:
+            detail = (
+                f"the shared cooldown of scope {self._scope!r} ends in {left:.2f}s, "
+                f"after this call's deadline ({self._policy.deadline:g}s)"
+            )
+            self._stop = (GiveUpReason.COOLDOWN, detail)
+            raise RateLimitError(f"not attempted: {detail}", retry_after=left)
+        return min(left + _wake_jitter(left), room)
+
     def retry(self, retry_state: _t.RetryCallState) -> bool:
-        """Retry exactly the codes in ``retry_on``."""
-        outcome = retry_state.outcome
-        error = None if outcome is None else outcome.exception()
-        return error is not None and is_retryable(error, self._policy.retry_on, self.classify)
+        """Retry exactly the codes in ``retry_on``; share a server-directed cooldown."""
+        error = failure(retry_state)
+        if error is None:
+            return False
+        cooldown = self._cooldown_of(error)
+        if cooldown is not None:
+            self._coordination.extend_cooldown(cooldown[0], cooldown[1])
+        return is_retryable(error, self._policy.retry_on, self.classify)
+
+    async def aretry(self, retry_state: _t.RetryCallState) -> bool:
+        """:meth:`retry` for the async controller."""
+        error = failure(retry_state)
+        if error is None:
+            return False
+        cooldown = self._cooldown_of(error)
+        if cooldown is not None:
+            await self._coordination.aextend_cooldown(cooldown[0], cooldown[1])
+        return is_retryable(error, self._policy.retry_on, self.classify)
+
+    def _cooldown_of(self, error: BaseException) -> tuple[str, float] | None:
+        """The scope and seconds of the cooldown ``error`` asks every caller to keep.
+
+        A rate limit or an overload with a usable, respected, non-zero server-directed
+        wait.
+        """
+        if self._scope is None or not isinstance(error, Exception):
+            return None
+        classification, server = self._judge(error)
+        if not server or classification.code not in COOLDOWN_CODES:
+            return None
+        return self._scope, server
 
     def wait(self, retry_state: _t.RetryCallState) -> float:
-        """The server-directed wait if usable, else the (jittered) backoff."""
-        policy = self._policy
-        server = None
-        if policy.respect_retry_after:
-            server = server_wait(self.classify(_failure(retry_state)))
-        return planned_wait(
-            server,
-            retry_state.attempt_number,
-            initial=policy.initial_wait,
-            multiplier=policy.multiplier,
-            max_wait=policy.max_wait,
-            jitter=policy.jitter,
-            max_retry_after=policy.max_retry_after,
-        )
+        """The server-directed wait if usable, else the (jittered) backoff.
+
+        Under a shared cooldown a server-directed wait is a wake-up like any other, so
+        it gets the same jitter: callers that got a 429 together do not retry together.
+        """
+        server = self.requested_wait(require_failure(retry_state))
+        planned = planned_wait(server, retry_state.attempt_number, self._policy)
+        if server is not None and self._scope is not None:
+            planned += _wake_jitter(planned)
+        return planned
 
     def stop(self, retry_state: _t.RetryCallState) -> bool:
         """Stop on attempts, a too-long Retry-After, the deadline, then the budget.
@@ -98,11 +209,32 @@ class Call:
         after the deadline is never started. The budget is asked last, so a token is
         only spent on a retry that will really happen.
         """
+        if self._limit_reached(retry_state):
+            return True
+        budget = self._policy.budget
+        if budget is None:
+            return False
+        return self._refused(self._coordination.try_spend(self._budget_scope, budget))
+
+    async def astop(self, retry_state: _t.RetryCallState) -> bool:
+        """:meth:`stop` for the async controller."""
+        if self._limit_reached(retry_state):
+            return True
+        budget = self._policy.budget
+        if budget is None:
+            return False
+        return self._refused(await self._coordination.atry_spend(self._budget_scope, budget))
+
+    @property
+    def _budget_scope(self) -> str:
+        """The scope whose bucket the budget's tokens come from."""
+        return DEFAULT_SCOPE if self._scope is None else self._scope
+
+    def _limit_reached(self, retry_state: _t.RetryCallState) -> bool:
+        """The per-call checks of :meth:`stop` (everything but the budget)."""
         policy = self._policy
         sleep = retry_state.upcoming_sleep
-        server = None
-        if policy.respect_retry_after:
-            server = server_wait(self.classify(_failure(retry_state)))
+        server = self.requested_wait(require_failure(retry_state))
         if retry_state.attempt_number >= policy.max_attempts:
             self._stop = (GiveUpReason.MAX_ATTEMPTS, f"max_attempts={policy.max_attempts} reached")
         elif server is not None and server > policy.max_retry_after:
@@ -121,21 +253,26 @@ class Call:
                     f"({policy.deadline:g}s)"
                 ),
             )
-        elif policy.budget is not None and not policy.budget.try_spend():
-            self._stop = (
-                GiveUpReason.BUDGET_EXHAUSTED,
-                (
-                    "the shared retry budget is exhausted (many calls are failing), "
-                    "so this one was not retried"
-                ),
-            )
         else:
             return False
         return True
 
+    def _refused(self, granted: bool) -> bool:
+        """Stop (and say why) when the budget refused a token."""
+        if granted:
+            return False
+        self._stop = (
+            GiveUpReason.BUDGET_EXHAUSTED,
+            (
+                "the shared retry budget is exhausted (many calls are failing), "
+                "so this one was not retried"
+            ),
+        )
+        return True
+
     def before_sleep(self, retry_state: _t.RetryCallState) -> None:
         """Record the retry and tell the ``on_retry`` hook."""
-        error = _failure(retry_state)
+        error = require_failure(retry_state)
         event = RetryEvent(
             target=self._target,
             attempt=retry_state.attempt_number,
@@ -177,33 +314,38 @@ class Call:
     def retrying(self) -> _t.Retrying:
         """A fresh tenacity controller for this call only."""
         return _t.Retrying(
-            sleep=self.sleep,
-            stop=self.stop,
-            wait=self.wait,
-            retry=self.retry,
-            before=self.before,
-            before_sleep=self.before_sleep,
-            reraise=True,
+            sleep=self.sleep, before=self.before, retry=self.retry, stop=self.stop, **self._common()
         )
 
     def async_retrying(self) -> _t.AsyncRetrying:
         """A fresh async tenacity controller for this call only."""
         return _t.AsyncRetrying(
             sleep=self.async_sleep,
-            stop=self.stop,
-            wait=self.wait,
-            retry=self.retry,
-            before=self.before,
-            before_sleep=self.before_sleep,
-            reraise=True,
+            before=self.abefore,
+            retry=self.aretry,
+            # AsyncRetrying awaits a coroutine ``stop`` (tenacity >= 8.4.1 wraps every
+            # strategy with ``wrap_to_async_func``); its annotation names sync ones only.
+            stop=cast("_t.stop.StopBaseT", self.astop),
+            **self._common(),
         )
+
+    def _common(self) -> dict[str, Any]:
+        """What both controllers share: the wait, the retry hook, re-raising."""
+        return {"wait": self.wait, "before_sleep": self.before_sleep, "reraise": True}
 
     # -- outcomes ------------------------------------------------------------------
 
     def got_through(self) -> None:
         """The retryable phase succeeded: refill the shared budget."""
-        if self._policy.budget is not None:
-            self._policy.budget.record_success()
+        budget = self._policy.budget
+        if budget is not None:
+            self._coordination.record_success(self._budget_scope, budget)
+
+    async def agot_through(self) -> None:
+        """:meth:`got_through` for async callers."""
+        budget = self._policy.budget
+        if budget is not None:
+            await self._coordination.arecord_success(self._budget_scope, budget)
 
     def succeeded(self) -> None:
         """The call ended without an error."""
@@ -238,10 +380,6 @@ class Call:
         dispatch(GiveUpEvent.from_info(self._target, info, self.classify(error), error))
 
 
-def _failure(retry_state: _t.RetryCallState) -> BaseException:
-    """The failed attempt's exception (``wait``/``stop``/``before_sleep`` only run after one)."""
-    outcome = retry_state.outcome
-    error = None if outcome is None else outcome.exception()
-    if error is None:
-        raise RuntimeError("tenacity asked for a wait after an attempt that did not fail")
-    return error
+def _wake_jitter(seconds: float) -> float:
+    """Extra wait after a cooldown of ``seconds``: uniform in ``[0, WAKE_JITTER * seconds]``."""
+    return random.uniform(0.0, WAKE_JITTER * seconds)  # noqa: S311 - jitter, not cryptography

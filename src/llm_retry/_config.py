@@ -75,6 +75,12 @@ def _to_codes(name: str, value: object) -> object:
     return frozenset(codes)
 
 
+def _to_scope(name: str, value: object) -> object:
+    if isinstance(value, str):
+        return value.strip()
+    raise TypeError(f"{name} must be a string, got {type(value).__name__}")
+
+
 #: The settings that may come from configuration, with how to read each one.
 CONFIG_FIELDS: Mapping[str, Callable[[str, object], object]] = {
     "max_attempts": _to_int,
@@ -86,6 +92,7 @@ CONFIG_FIELDS: Mapping[str, Callable[[str, object], object]] = {
     "retry_on": _to_codes,
     "respect_retry_after": _to_bool,
     "max_retry_after": _to_float,
+    "scope": _to_scope,
 }
 
 

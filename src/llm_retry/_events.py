@@ -36,6 +36,8 @@ class GiveUpReason(enum.StrEnum):
     """The server asked for a wait above ``max_retry_after``."""
     BUDGET_EXHAUSTED = "budget_exhausted"
     """The shared :class:`~llm_retry.RetryBudget` had no token left."""
+    COOLDOWN = "cooldown"
+    """The scope's shared cooldown ends after the deadline, so no attempt was made."""
     STREAM_STARTED = "stream_started"
     """A stream failed after items reached the caller; a restart would duplicate them."""
 

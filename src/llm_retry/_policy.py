@@ -21,9 +21,19 @@ from llm_retry._attempts import Attempts
 from llm_retry._budget import RetryBudget
 from llm_retry._checks import require_bool, require_callable, require_int, require_number
 from llm_retry._config import parse_environ, parse_mapping
+from llm_retry._coordination import Coordination, Scope, check_scope
 from llm_retry._events import RetryEvent, log_retry
 from llm_retry._stats import RetryStats
-from llm_retry._strategies import Classifier, check_retry_on
+from llm_retry._strategies import (
+    DEFAULT_INITIAL_WAIT,
+    DEFAULT_JITTER,
+    DEFAULT_MAX_RETRY_AFTER,
+    DEFAULT_MAX_WAIT,
+    DEFAULT_MULTIPLIER,
+    Classifier,
+    check_backoff,
+    check_retry_on,
+)
 from llm_retry._wrap import wrap
 
 __all__ = ["RetryPolicy", "retry_llm"]
@@ -49,6 +59,11 @@ class RetryPolicy:
       than sleep and then fail.
     * With a ``budget``, every retry spends a shared token; an empty budget stops
       retrying at once (see :class:`~llm_retry.RetryBudget`).
+    * With a ``coordination`` backend, calls under one ``scope`` share a cooldown and
+      the budget's tokens, across processes with Redis: a rate limit with a
+      ``Retry-After`` seen by one call is waited out before every attempt of the others,
+      first attempts included, and a call whose deadline ends first fails at once with
+      a ``RateLimitError`` that says so.
 
     Attributes:
         max_attempts: Attempts in total, the first included (``1`` disables retries).
@@ -64,7 +79,17 @@ class RetryPolicy:
         respect_retry_after: Use the server-directed wait when the error carries one.
         max_retry_after: Longest server-directed wait accepted, in seconds.
         classifier: Routes an exception to a code (default ``llm_errors.classify``).
-        budget: A retry budget shared with other policies and calls, or ``None``.
+        budget: A retry budget shared with other policies and calls, or ``None``. With
+            ``coordination``, its capacity and refill size the scope's shared bucket.
+        scope: What shares a cooldown and a budget under ``coordination``: a name such
+            as ``"openai:gpt-4o"``, or a function of the wrapped call's arguments that
+            returns one. ``None``: the first argument's ``llm_retry_scope`` attribute
+            if it has one (the Mistral adapter's calls name ``mistral:<model id>``),
+            else ``"default"``.
+        coordination: Where cooldowns and budget tokens are shared:
+            :class:`~llm_retry.InProcessCoordination` (this process) or
+            :class:`llm_retry.redis.RedisCoordination` (a fleet). ``None``, the default,
+            shares no cooldown and keeps the budget in the ``budget`` object.
         on_retry: Called before each wait with a :class:`~llm_retry.RetryEvent`
             (default :func:`~llm_retry.log_retry`: one WARNING); ``None`` for silence.
         sleep: How a sync call waits.
@@ -78,15 +103,17 @@ class RetryPolicy:
 
     max_attempts: int = 4
     deadline: float = 90.0
-    initial_wait: float = 1.0
-    max_wait: float = 30.0
-    multiplier: float = 2.0
-    jitter: bool = True
+    initial_wait: float = DEFAULT_INITIAL_WAIT
+    max_wait: float = DEFAULT_MAX_WAIT
+    multiplier: float = DEFAULT_MULTIPLIER
+    jitter: bool = DEFAULT_JITTER
     retry_on: frozenset[ErrorCode] = DEFAULT_RETRYABLE_CODES
     respect_retry_after: bool = True
-    max_retry_after: float = 60.0
+    max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
     classifier: Classifier = classify
     budget: RetryBudget | None = None
+    scope: Scope | None = None
+    coordination: Coordination | None = None
     on_retry: Callable[[RetryEvent], object] | None = log_retry
     sleep: Callable[[float], object] = time.sleep
     async_sleep: Callable[[float], Awaitable[object]] = asyncio.sleep
@@ -98,10 +125,7 @@ class RetryPolicy:
         require_number("deadline", self.deadline, strict=True, finite=False)
         require_number("initial_wait", self.initial_wait)
         require_number("max_wait", self.max_wait)
-        if self.initial_wait > self.max_wait:
-            raise ValueError(
-                f"initial_wait ({self.initial_wait:g}) must be <= max_wait ({self.max_wait:g})"
-            )
+        check_backoff(self.initial_wait, self.max_wait, name="initial_wait")
         require_number("multiplier", self.multiplier, minimum=1.0)
         require_bool("jitter", self.jitter)
         if not isinstance(self.retry_on, frozenset):
@@ -116,6 +140,15 @@ class RetryPolicy:
             raise TypeError(
                 f"budget must be a RetryBudget or None, got {type(self.budget).__name__}"
             )
+        if isinstance(self.scope, str):
+            check_scope(self.scope)
+        else:
+            require_callable("scope", self.scope, optional=True)
+        if self.coordination is not None and not isinstance(self.coordination, Coordination):
+            raise TypeError(
+                "coordination must be a Coordination (InProcessCoordination, "
+                f"RedisCoordination) or None, got {type(self.coordination).__name__}"
+            )
         require_callable("on_retry", self.on_retry, optional=True)
         require_callable("sleep", self.sleep)
         require_callable("async_sleep", self.async_sleep)
@@ -126,10 +159,11 @@ class RetryPolicy:
         """Build a policy from plain settings, e.g. a parsed TOML or JSON section.
 
         Keys are field names among ``max_attempts``, ``deadline``, ``initial_wait``,
-        ``max_wait``, ``multiplier``, ``jitter``, ``retry_on``, ``respect_retry_after`` and
-        ``max_retry_after``; values may be typed or strings (``retry_on`` as a list of
-        code names or one comma-separated string). Anything else is a ``ValueError``
-        naming the key. Set the callables (``budget``, ``on_retry``…) afterwards with
+        ``max_wait``, ``multiplier``, ``jitter``, ``retry_on``, ``respect_retry_after``,
+        ``max_retry_after`` and ``scope`` (a name); values may be typed or strings
+        (``retry_on`` as a list of code names or one comma-separated string). Anything
+        else is a ``ValueError`` naming the key. Set the callables and objects
+        (``budget``, ``coordination``, ``on_retry``…) afterwards with
         ``dataclasses.replace``.
 
         .. versionadded:: 0.1.0
@@ -142,11 +176,19 @@ class RetryPolicy:
 
         Unknown ``{prefix}*`` variables are an error (a typo should not pass silently);
         empty ones count as unset. ``LLM_RETRY_RETRY_ON=RATE_LIMIT,SERVER`` sets the codes.
+        ``LLM_RETRY_REDIS_URL`` shares cooldowns and budget tokens through Redis (a
+        :class:`~llm_retry.redis.RedisCoordination`, which needs the
+        ``llm-resilience[redis]`` extra), under keys prefixed ``LLM_RETRY_REDIS_PREFIX``.
 
         .. versionadded:: 0.1.0
         """
-        env = os.environ if environ is None else environ
-        return cls(**cast("dict[str, Any]", parse_environ(env, prefix=prefix)))
+        env = dict(os.environ if environ is None else environ)
+        url = env.pop(f"{prefix}REDIS_URL", "").strip()
+        key_prefix = env.pop(f"{prefix}REDIS_PREFIX", "").strip()
+        kwargs = parse_environ(env, prefix=prefix)
+        if url:
+            kwargs["coordination"] = _redis_coordination(url, key_prefix, prefix)
+        return cls(**cast("dict[str, Any]", kwargs))
 
     def wrap(self, fn: Callable[P, T]) -> Callable[P, T]:
         """Retry ``fn`` under this policy; works on every kind of callable.
@@ -182,6 +224,20 @@ class RetryPolicy:
         .. versionadded:: 0.1.0
         """
         return Attempts(self, name)
+
+
+def _redis_coordination(url: str, key_prefix: str, env_prefix: str) -> Coordination:
+    """A Redis backend for ``from_env``; the optional ``redis`` package is imported here."""
+    try:
+        from llm_retry.redis import RedisCoordination  # noqa: PLC0415 - the optional extra
+    except ImportError as error:
+        raise ImportError(
+            f"{env_prefix}REDIS_URL is set but the redis package is not installed: "
+            "pip install 'llm-resilience[redis]'"
+        ) from error
+    if key_prefix:
+        return RedisCoordination(url, prefix=key_prefix)
+    return RedisCoordination(url)
 
 
 def retry_llm(policy: RetryPolicy | None = None) -> Callable[[Callable[P, T]], Callable[P, T]]:

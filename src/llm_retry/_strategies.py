@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
-from typing import TypeAlias
+from typing import Final, Protocol, TypeAlias
 
 import tenacity as _t
 
@@ -23,11 +23,20 @@ from llm_errors import DEFAULT_RETRYABLE_CODES, Classification, ErrorCode, class
 from llm_retry._checks import require_bool, require_callable, require_number
 
 __all__ = [
+    "DEFAULT_INITIAL_WAIT",
+    "DEFAULT_JITTER",
+    "DEFAULT_MAX_RETRY_AFTER",
+    "DEFAULT_MAX_WAIT",
+    "DEFAULT_MULTIPLIER",
+    "Backoff",
     "Classifier",
     "backoff_ceiling",
+    "check_backoff",
     "check_retry_on",
+    "failure",
     "is_retryable",
     "planned_wait",
+    "require_failure",
     "retry_if_code",
     "server_wait",
     "stop_if_retry_after_exceeds",
@@ -36,6 +45,39 @@ __all__ = [
 
 #: What a classifier looks like to the retry layer.
 Classifier: TypeAlias = Callable[[BaseException], Classification]
+
+# The defaults of both RetryPolicy and the public strategies, in one place.
+#: Backoff ceiling after the first failure, in seconds.
+DEFAULT_INITIAL_WAIT: Final = 1.0
+#: Growth of the backoff ceiling per attempt.
+DEFAULT_MULTIPLIER: Final = 2.0
+#: Largest backoff ceiling, in seconds.
+DEFAULT_MAX_WAIT: Final = 30.0
+#: Full jitter on the backoff.
+DEFAULT_JITTER: Final = True
+#: Longest server-directed wait accepted, in seconds.
+DEFAULT_MAX_RETRY_AFTER: Final = 60.0
+
+
+class Backoff(Protocol):
+    """The wait settings :func:`planned_wait` reads (a ``RetryPolicy`` is one)."""
+
+    @property
+    def initial_wait(self) -> float: ...
+    @property
+    def multiplier(self) -> float: ...
+    @property
+    def max_wait(self) -> float: ...
+    @property
+    def jitter(self) -> bool: ...
+    @property
+    def max_retry_after(self) -> float: ...
+
+
+def check_backoff(initial: float, max_wait: float, *, name: str) -> None:
+    """Refuse an initial wait (called ``name``) above the largest one (both numbers already)."""
+    if initial > max_wait:
+        raise ValueError(f"{name} ({initial:g}) must be <= max_wait ({max_wait:g})")
 
 
 def check_retry_on(name: str, codes: object) -> frozenset[ErrorCode]:
@@ -96,26 +138,31 @@ def full_jitter(ceiling: float) -> float:
     return random.uniform(0.0, ceiling)  # noqa: S311 - jitter, not cryptography
 
 
-def planned_wait(
-    server: float | None,
-    attempt: int,
-    *,
-    initial: float,
-    multiplier: float,
-    max_wait: float,
-    jitter: bool,
-    max_retry_after: float,
-) -> float:
+def planned_wait(server: float | None, attempt: int, settings: Backoff) -> float:
     """The wait after failed ``attempt``: the server's (capped) if any, else the backoff."""
     if server is not None:
-        return min(server, max_retry_after)
-    ceiling = backoff_ceiling(attempt, initial=initial, multiplier=multiplier, max_wait=max_wait)
-    return full_jitter(ceiling) if jitter else ceiling
+        return min(server, settings.max_retry_after)
+    ceiling = backoff_ceiling(
+        attempt,
+        initial=settings.initial_wait,
+        multiplier=settings.multiplier,
+        max_wait=settings.max_wait,
+    )
+    return full_jitter(ceiling) if settings.jitter else ceiling
 
 
-def _failure(retry_state: _t.RetryCallState) -> BaseException | None:
+def failure(retry_state: _t.RetryCallState) -> BaseException | None:
+    """The exception of the attempt that just ended, or ``None`` if it succeeded."""
     outcome = retry_state.outcome
     return None if outcome is None else outcome.exception()
+
+
+def require_failure(retry_state: _t.RetryCallState) -> BaseException:
+    """The failed attempt's exception, for strategies that only run after a failure."""
+    error = failure(retry_state)
+    if error is None:
+        raise RuntimeError("tenacity asked for a wait after an attempt that did not fail")
+    return error
 
 
 class _RetryIfCode(_t.retry_base):
@@ -124,7 +171,7 @@ class _RetryIfCode(_t.retry_base):
         self._classifier = classifier
 
     def __call__(self, retry_state: _t.RetryCallState) -> bool:
-        error = _failure(retry_state)
+        error = failure(retry_state)
         return error is not None and is_retryable(error, self._codes, self._classifier)
 
     def __repr__(self) -> str:
@@ -150,41 +197,33 @@ class _WaitRetryAfterOrBackoff(_t.wait.wait_base):
     def __init__(
         self,
         *,
-        initial: float,
+        initial_wait: float,
         multiplier: float,
         max_wait: float,
         jitter: bool,
         max_retry_after: float,
         classifier: Classifier,
     ) -> None:
-        self._initial = initial
-        self._multiplier = multiplier
-        self._max_wait = max_wait
-        self._jitter = jitter
-        self._max_retry_after = max_retry_after
+        self.initial_wait = initial_wait
+        self.multiplier = multiplier
+        self.max_wait = max_wait
+        self.jitter = jitter
+        self.max_retry_after = max_retry_after
         self._classifier = classifier
 
     def __call__(self, retry_state: _t.RetryCallState) -> float:
-        error = _failure(retry_state)
+        error = failure(retry_state)
         server = server_wait(self._classifier(error)) if isinstance(error, Exception) else None
-        return planned_wait(
-            server,
-            retry_state.attempt_number,
-            initial=self._initial,
-            multiplier=self._multiplier,
-            max_wait=self._max_wait,
-            jitter=self._jitter,
-            max_retry_after=self._max_retry_after,
-        )
+        return planned_wait(server, retry_state.attempt_number, self)
 
 
 def wait_retry_after_or_backoff(
     *,
-    initial: float = 1.0,
-    multiplier: float = 2.0,
-    max_wait: float = 30.0,
-    jitter: bool = True,
-    max_retry_after: float = 60.0,
+    initial: float = DEFAULT_INITIAL_WAIT,
+    multiplier: float = DEFAULT_MULTIPLIER,
+    max_wait: float = DEFAULT_MAX_WAIT,
+    jitter: bool = DEFAULT_JITTER,
+    max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
     classifier: Classifier = classify,
 ) -> _t.wait.wait_base:
     """Wait what the server asked for, else exponential backoff with full jitter.
@@ -200,11 +239,10 @@ def wait_retry_after_or_backoff(
     """
     initial = require_number("initial", initial)
     max_wait = require_number("max_wait", max_wait)
-    if initial > max_wait:
-        raise ValueError(f"initial ({initial:g}) must be <= max_wait ({max_wait:g})")
+    check_backoff(initial, max_wait, name="initial")
     require_callable("classifier", classifier)
     return _WaitRetryAfterOrBackoff(
-        initial=initial,
+        initial_wait=initial,
         multiplier=require_number("multiplier", multiplier, minimum=1.0),
         max_wait=max_wait,
         jitter=require_bool("jitter", jitter),
@@ -219,7 +257,7 @@ class _StopIfRetryAfterExceeds(_t.stop.stop_base):
         self._classifier = classifier
 
     def __call__(self, retry_state: _t.RetryCallState) -> bool:
-        error = _failure(retry_state)
+        error = failure(retry_state)
         if not isinstance(error, Exception):
             return False
         server = server_wait(self._classifier(error))
@@ -227,7 +265,7 @@ class _StopIfRetryAfterExceeds(_t.stop.stop_base):
 
 
 def stop_if_retry_after_exceeds(
-    max_retry_after: float = 60.0, *, classifier: Classifier = classify
+    max_retry_after: float = DEFAULT_MAX_RETRY_AFTER, *, classifier: Classifier = classify
 ) -> _t.stop.stop_base:
     """Stop at once when the server asks for a wait above ``max_retry_after`` seconds.
 

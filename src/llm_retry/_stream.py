@@ -73,7 +73,7 @@ def retry_generator(
 
     @functools.wraps(fn)
     def retried(*args: P.args, **kwargs: P.kwargs) -> Generator[Y, S, R]:
-        call = Call(policy, target)
+        call = Call(policy, target, args, kwargs)
         try:
             opened: tuple[Generator[Y, S, R], Y | _Exhausted[R]]
             opened = call.retrying()(_open, fn, *args, **kwargs)
@@ -117,14 +117,14 @@ def retry_async_generator(
 
     @functools.wraps(fn)
     async def retried(*args: P.args, **kwargs: P.kwargs) -> AsyncGenerator[Y, S]:
-        call = Call(policy, target)
+        call = Call(policy, target, args, kwargs)
         try:
             opened: Any = await call.async_retrying()(_aopen, fn, *args, **kwargs)
         except Exception as error:
             call.give_up(error, delivered=0)
             raise
         stream, head = cast("tuple[AsyncGenerator[Y, S], Y | _Exhausted[None]]", opened)
-        call.got_through()
+        await call.agot_through()
         if isinstance(head, _Exhausted):
             call.succeeded()
             return

@@ -54,7 +54,7 @@ def wrap(policy: RetryPolicy, fn: Callable[P, T]) -> Callable[P, T]:
 def _retry_function(policy: RetryPolicy, fn: Callable[P, T], target: str) -> Callable[P, T]:
     @functools.wraps(fn)
     def retried(*args: P.args, **kwargs: P.kwargs) -> T:
-        call = Call(policy, target)
+        call = Call(policy, target, args, kwargs)
         try:
             result = call.retrying()(fn, *args, **kwargs)
         except Exception as error:
@@ -72,13 +72,13 @@ def _retry_coroutine(
 ) -> Callable[P, Coroutine[Any, Any, T]]:
     @functools.wraps(fn)
     async def retried(*args: P.args, **kwargs: P.kwargs) -> T:
-        call = Call(policy, target)
+        call = Call(policy, target, args, kwargs)
         try:
             result: T = await call.async_retrying()(fn, *args, **kwargs)
         except Exception as error:
             call.give_up(error)
             raise
-        call.got_through()
+        await call.agot_through()
         call.succeeded()
         return result
 

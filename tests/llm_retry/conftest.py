@@ -1,6 +1,14 @@
-"""Fixtures for llm_retry: a fake clock, scripted backends, and the plugin's fixture."""
+"""Fixtures for llm_retry: a fake clock, scripted backends, the plugin's fixture, Redis."""
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+import uuid
 
 import pytest
+import redis
 
 from llm_retry import RetryPolicy
 
@@ -94,3 +102,103 @@ def script(clock):
         return Script(*outcomes, clock=clock, latency=latency)
 
     return build
+
+
+# --- a real redis-server, started by the suite ------------------------------------------
+
+#: Set to 1 (CI does) to make a missing redis-server binary a failure instead of a skip.
+REQUIRE_REDIS = "LLM_RETRY_REQUIRE_REDIS"
+_READY_TIMEOUT = 10.0
+
+
+class RedisServer:
+    """A redis-server process on a free loopback port, with its data in a temp dir."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.port = _free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(  # noqa: S603 - the redis-server binary, our flags
+            [
+                shutil.which("redis-server"),
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.directory),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis.from_url(self.url, socket_timeout=1)
+        deadline = time.monotonic() + _READY_TIMEOUT
+        try:
+            while not self._answers(client):
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    self.stop()
+                    raise RuntimeError("redis-server did not start")
+                time.sleep(0.02)
+        finally:
+            client.close()
+        return self
+
+    @staticmethod
+    def _answers(client):
+        try:
+            return client.ping()
+        except redis.ConnectionError:
+            return False
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+    def client(self):
+        return redis.Redis.from_url(self.url, socket_timeout=5)
+
+
+def _free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _redis_or_skip():
+    if shutil.which("redis-server") is None:
+        reason = "the redis-server binary is not on PATH (apt-get install redis-server)"
+        if os.environ.get(REQUIRE_REDIS) == "1":
+            pytest.fail(f"{REQUIRE_REDIS}=1 but {reason}")
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    """One redis-server for the session (tests keep apart by key prefix)."""
+    _redis_or_skip()
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def own_redis_server(tmp_path):
+    """A redis-server of this test's own, which the test may stop or pause."""
+    _redis_or_skip()
+    server = RedisServer(tmp_path).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def prefix():
+    """A key prefix no other test uses."""
+    return f"test-{uuid.uuid4().hex[:12]}"

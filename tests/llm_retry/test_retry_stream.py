@@ -130,6 +130,19 @@ def test_sync_stream_delegates_send_throw_and_close(make_policy):
     assert policy.stats.successes == 1
 
 
+def test_sync_close_closes_the_inner_stream_itself(make_policy):
+    """Closing the wrapper closes the inner stream, even while something else holds it."""
+    backend = Stream(["a", "b"])
+    gen = make_policy().wrap(backend.sync)()
+    next(gen)
+    # Held here, the inner stream cannot be closed by reference counting when the
+    # wrapper's frame goes: only the wrapper's own ``close()`` call can close it.
+    inner = gen.gi_frame.f_locals["stream"]
+    gen.close()
+    assert backend.closed == 1
+    assert inner.gi_frame is None
+
+
 def test_plain_tenacity_does_not_retry_an_async_generator():
     """Tenacity sees the generator object returned at once as success: no retry at all."""
     backend = Stream([TransportError("reset")], ["a"])
@@ -194,6 +207,25 @@ def test_async_stream_delegates_asend_athrow_and_aclose(make_policy):
     asyncio.run(main())
     assert backend.received == ["reply"]
     assert backend.closed == 2
+
+
+def test_async_aclose_closes_the_inner_stream_itself(make_policy):
+    """``aclose`` on the wrapper closes the inner stream at once, not at loop shutdown."""
+    backend = Stream(["a", "b"])
+    closed_at_once = []
+
+    async def main():
+        gen = make_policy().wrap(backend.asynchronous)()
+        await anext(gen)
+        # Held, so only the wrapper's ``aclose()`` (not the event loop's finaliser of
+        # dropped async generators) can run the inner ``finally`` before this returns.
+        inner = gen.ag_frame.f_locals["stream"]
+        await gen.aclose()
+        closed_at_once.append(backend.closed)
+        assert inner.ag_frame is None
+
+    asyncio.run(main())
+    assert closed_at_once == [1]
 
 
 def test_async_stream_give_up_before_first_item(make_policy):

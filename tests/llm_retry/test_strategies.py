@@ -254,3 +254,13 @@ def test_planned_wait_property(*, attempt, initial, extra, multiplier, retry_aft
         assert planned == min(retry_after, cap)
     else:
         assert 0 <= planned <= max_wait
+
+
+def test_require_failure_refuses_a_successful_attempt():
+    """A strategy that only runs after a failure says so if tenacity calls it otherwise."""
+    from llm_retry._strategies import require_failure
+
+    state = tenacity.RetryCallState(tenacity.Retrying(), fn=None, args=(), kwargs={})
+    state.set_result("ok")
+    with pytest.raises(RuntimeError, match="did not fail"):
+        require_failure(state)

@@ -12,6 +12,7 @@ import tenacity
 
 import llm_retry
 from llm_errors import Classification, ErrorCode, RateLimitError, classify
+from llm_retry.redis import RedisCoordination
 
 budget = llm_retry.RetryBudget(capacity=5, refill=0.2)
 policy = llm_retry.RetryPolicy(
@@ -139,3 +140,23 @@ if info is not None:
 assert_type(policy.stats.give_ups, dict[ErrorCode, int])
 assert_type(policy.stats.retries, int)
 assert_type(budget.try_spend(), bool)
+
+# Fleets: a scope (a name or a function of the call's arguments) and a backend.
+local = llm_retry.InProcessCoordination(max_cooldown=120.0)
+fleet = RedisCoordination("redis://127.0.0.1:6379/0", prefix="myapp", timeout=0.05)
+shared_policy = llm_retry.RetryPolicy(budget=budget, coordination=fleet, scope="openai:gpt-4o")
+llm_retry.RetryPolicy(coordination=local, scope=lambda _prompt, *, model: f"openai:{model}")
+llm_retry.RetryPolicy(coordination="redis://127.0.0.1")  # type: ignore[arg-type]
+llm_retry.RetryPolicy(scope=3)  # type: ignore[arg-type]
+backend: llm_retry.Coordination = fleet
+backend = local
+assert_type(backend.cooldown("openai:gpt-4o"), float)
+assert_type(backend.try_spend("openai:gpt-4o", budget), bool)
+assert_type(fleet.fallbacks, int)
+assert_type(llm_retry.GiveUpReason("cooldown"), llm_retry.GiveUpReason)
+
+
+async def use_fleet() -> None:
+    assert_type(await backend.acooldown("openai:gpt-4o"), float)
+    assert_type(await backend.atry_spend("openai:gpt-4o", budget), bool)
+    await fleet.aclose()

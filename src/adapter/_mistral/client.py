@@ -371,6 +371,11 @@ class Call:
         self._start_events: list[AssistantMessageEvent] = []
 
     @property
+    def llm_retry_scope(self) -> str:
+        """What shares a retry cooldown and budget with this call (``llm_retry`` reads it)."""
+        return f"mistral:{self.model.id}"
+
+    @property
     def ended(self) -> bool:
         """Whether the attempt's stream has ended (``done`` or ``error`` produced)."""
         state = self.state

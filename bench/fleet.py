@@ -1,0 +1,338 @@
+"""A fleet of worker processes against one rate limit: shared Redis policy vs independent ones.
+
+Starts a ``redis-server`` (a free loopback port, data in a temp dir) and a loopback fake
+provider that enforces one rate limit for all callers: a token bucket (``--rate`` tokens
+per second, ``2 * rate`` deep) that answers ``429`` with ``Retry-After`` (whole seconds,
+as HTTP has it) when empty; a served call takes ``--latency`` seconds. The provider can
+be switched into a full outage (every request a ``503``). Then ``--processes`` worker
+processes make ``--calls`` calls each, released together once all have started:
+
+* rate limit: 429 responses received, and completed calls per second, with independent
+  per-process policies vs one shared ``RedisCoordination`` policy (no budget in either,
+  so only the cooldown differs), alternating, ``--runs`` times; the figures are the
+  medians of the per-run ratios;
+* outage: upstream attempts per call (amplification) with a shared budget in Redis, and
+  for comparison with a budget per process and with none.
+
+The last line reads ``fleet: 429 responses shared/independent = R (P processes), outage
+amplification shared = A``; the targets are R <= 0.2 and A <= 1.1, with completed calls
+per second no worse than independent policies.
+
+Run: ``python bench/fleet.py [--processes P] [--calls M] [--rate R] [--latency S]
+[--runs N]``
+(needs the ``redis-server`` binary and ``llm-resilience[redis]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.server
+import math
+import multiprocessing
+import shutil
+import socket
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import redis
+
+from llm_errors import classify
+from llm_retry import RetryBudget, RetryPolicy
+from llm_retry.redis import RedisCoordination
+
+SCOPE = "fake:model"
+READY_TIMEOUT = 10.0
+WORKER_TIMEOUT = 300.0
+
+
+class Provider:
+    """The rate limit of one organisation: a token bucket shared by every caller."""
+
+    def __init__(self, rate: float, latency: float) -> None:
+        self.rate = rate
+        self.capacity = 2 * rate
+        self.latency = latency
+        self.tokens = self.capacity
+        self.stamp = time.monotonic()
+        self.outage = False
+        self.lock = threading.Lock()
+        self.counts = {"served": 0, "limited": 0, "failed": 0}
+
+    def admit(self) -> tuple[int, float]:
+        """The status for one request now, and the Retry-After of a 429."""
+        with self.lock:
+            if self.outage:
+                self.counts["failed"] += 1
+                return 503, 0.0
+            now = time.monotonic()
+            self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+            self.stamp = now
+            if self.tokens >= 1.0:
+                self.tokens -= 1.0
+                self.counts["served"] += 1
+                return 200, 0.0
+            self.counts["limited"] += 1
+            return 429, (1.0 - self.tokens) / self.rate
+
+    def reset(self, *, outage: bool) -> dict[str, int]:
+        """Refill the bucket, switch the outage, and return the counts so far."""
+        with self.lock:
+            counts, self.counts = self.counts, {"served": 0, "limited": 0, "failed": 0}
+            self.tokens, self.stamp, self.outage = self.capacity, time.monotonic(), outage
+            return counts
+
+
+def serve(provider: Provider) -> http.server.ThreadingHTTPServer:
+    """The provider on a free loopback port, in daemon threads."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            status, retry_after = provider.admit()
+            if status == 200:
+                time.sleep(provider.latency)
+            self.send_response(status)
+            if status == 429:
+                self.send_header("Retry-After", str(max(1, math.ceil(retry_after))))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *_args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """A redis-server on a free loopback port; its URL."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise SystemExit("bench/fleet.py needs the redis-server binary on PATH")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with tempfile.TemporaryDirectory() as directory:
+        process = subprocess.Popen(  # noqa: S603 - the redis-server binary, our flags
+            [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", directory, "--save", ""],
+            stdout=subprocess.DEVNULL,
+        )
+        url = f"redis://127.0.0.1:{port}/0"
+        client = redis.Redis.from_url(url)
+        deadline = time.monotonic() + READY_TIMEOUT
+        while True:
+            with contextlib.suppress(redis.ConnectionError):
+                if client.ping():
+                    break
+            if time.monotonic() > deadline:
+                process.kill()
+                raise SystemExit("redis-server did not start")
+            time.sleep(0.05)
+        client.close()
+        try:
+            yield url
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+@dataclass(frozen=True)
+class Job:
+    """What one worker process does."""
+
+    provider_url: str
+    redis_url: str | None
+    prefix: str
+    calls: int
+    budget: bool
+    initial_wait: float
+    max_attempts: int
+
+
+def worker(job: Job, ready: Any, start: Any, results: Any) -> None:
+    """Make ``job.calls`` calls through one policy; report completions and the end time."""
+    coordination = None
+    if job.redis_url is not None:
+        coordination = RedisCoordination(job.redis_url, prefix=job.prefix)
+    policy = RetryPolicy(
+        max_attempts=job.max_attempts,
+        deadline=120.0,
+        initial_wait=job.initial_wait,
+        max_wait=max(job.initial_wait, 1.0),
+        on_retry=None,
+        budget=RetryBudget() if job.budget else None,
+        coordination=coordination,
+        scope=SCOPE,
+    )
+    completed = 0
+    with httpx.Client(timeout=30.0) as client:
+
+        @policy.wrap
+        def call() -> None:
+            client.post(job.provider_url, content=b"{}").raise_for_status()
+
+        # Connect to both and classify once before the start (a long-running worker's
+        # classifier is warm), so the phase times calls, not start-up.
+        warm = client.post(job.provider_url, content=b"{}")
+        classify(httpx.HTTPStatusError("warm-up", request=warm.request, response=warm))
+        if coordination is not None:
+            coordination.cooldown(SCOPE)
+        ready.put(None)
+        start.wait()
+        for _ in range(job.calls):
+            with contextlib.suppress(httpx.HTTPStatusError):
+                call()
+                completed += 1
+    fallbacks = 0
+    if coordination is not None:
+        fallbacks = coordination.fallbacks
+        coordination.close()
+    results.put((completed, time.monotonic(), fallbacks))
+
+
+@dataclass(frozen=True)
+class Phase:
+    """What the fleet did in one run."""
+
+    calls: int
+    completed: int
+    seconds: float
+    counts: dict[str, int]
+    fallbacks: int
+
+    @property
+    def per_second(self) -> float:
+        """Completed calls per second of the fleet's wall time."""
+        return self.completed / self.seconds
+
+    @property
+    def amplification(self) -> float:
+        """Upstream attempts per call."""
+        return sum(self.counts.values()) / self.calls
+
+
+def run_phase(provider: Provider, jobs: list[Job], *, outage: bool, ctx: Any) -> Phase:
+    """Start the workers, release them together, and count what the provider saw."""
+    ready, results, start = ctx.Queue(), ctx.Queue(), ctx.Event()
+    processes = [ctx.Process(target=worker, args=(job, ready, start, results)) for job in jobs]
+    for process in processes:
+        process.start()
+    for _ in processes:
+        ready.get(timeout=WORKER_TIMEOUT)
+    provider.reset(outage=outage)
+    began = time.monotonic()
+    start.set()
+    finished = [results.get(timeout=WORKER_TIMEOUT) for _ in processes]
+    for process in processes:
+        process.join(timeout=WORKER_TIMEOUT)
+    counts = provider.reset(outage=False)
+    return Phase(
+        calls=sum(job.calls for job in jobs),
+        completed=sum(done for done, _, _ in finished),
+        seconds=max(end for _, end, _ in finished) - began,
+        counts=counts,
+        fallbacks=sum(fallbacks for _, _, fallbacks in finished),
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--processes", type=int, default=8)
+    parser.add_argument("--calls", type=int, default=40, help="calls per process")
+    parser.add_argument("--rate", type=float, default=20.0, help="provider requests/s")
+    parser.add_argument("--latency", type=float, default=0.025, help="seconds per served call")
+    parser.add_argument("--runs", type=int, default=3, help="rate-limit runs (medians)")
+    args = parser.parse_args()
+    ctx = multiprocessing.get_context("spawn")
+    provider = Provider(args.rate, args.latency)
+    server = serve(provider)
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1/chat"
+    processes = args.processes
+    print(
+        f"{processes} processes x {args.calls} calls; provider {args.rate:g} requests/s, "
+        f"{2 * args.rate:g} deep, {args.latency * 1000:g} ms per served call"
+    )
+    with redis_server() as redis_url:
+
+        def phase(name: str, *, shared: bool, budget: bool, outage: bool) -> Phase:
+            # Rate limit: attempts enough for every call to get through, waits as the
+            # server directs. Outage: the default attempts, with short backoff waits.
+            job = Job(
+                url,
+                redis_url if shared else None,
+                f"{name}-{time.monotonic_ns()}",
+                args.calls,
+                budget,
+                initial_wait=0.01 if outage else 1.0,
+                max_attempts=4 if outage else 20,
+            )
+            return run_phase(provider, [job] * processes, outage=outage, ctx=ctx)
+
+        ratios, speeds = rate_limit_runs(phase, args.runs)
+        outage = outage_runs(phase)
+    server.shutdown()
+    ratio, speed = statistics.median(ratios), statistics.median(speeds)
+    print(f"median completed calls/s shared/independent = {speed:.2f}")
+    print(
+        f"fleet: 429 responses shared/independent = {ratio:.2f} ({processes} processes), "
+        f"outage amplification shared = {outage:.2f}"
+    )
+
+
+def rate_limit_runs(phase: Callable[..., Phase], runs: int) -> tuple[list[float], list[float]]:
+    """Independent and shared policies, alternating; per-run ratios of 429s and calls/s."""
+    print("rate limit (no budget; Retry-After honoured):")
+    print(f"  {'run':<4}{'policy':<13}{'429s':>6}{'completed':>11}{'calls/s':>9}{'fallbacks':>10}")
+    seen: dict[str, list[Phase]] = {"independent": [], "shared": []}
+    for run in range(1, runs + 1):
+        for name, shared in (("independent", False), ("shared", True)):
+            result = phase(f"rl-{name}", shared=shared, budget=False, outage=False)
+            seen[name].append(result)
+            print(
+                f"  {run:<4}{name:<13}{result.counts['limited']:>6}"
+                f"{result.completed:>6}/{result.calls:<4}{result.per_second:>9.2f}"
+                f"{result.fallbacks:>10}"
+            )
+    for name, results in seen.items():
+        print(
+            f"  median {name:<11}"
+            f"{statistics.median(r.counts['limited'] for r in results):>6g}"
+            f"{'':>11}{statistics.median(r.per_second for r in results):>9.2f}"
+        )
+    pairs = list(zip(seen["independent"], seen["shared"], strict=True))
+    ratios = [s.counts["limited"] / max(1, i.counts["limited"]) for i, s in pairs]
+    speeds = [s.per_second / i.per_second for i, s in pairs]
+    return ratios, speeds
+
+
+def outage_runs(phase: Callable[..., Phase]) -> float:
+    """Every request a 503: upstream attempts per call by budget; the shared one's figure."""
+    print("outage (every request a 503; backoff from 10 ms; default max_attempts=4):")
+    print(f"  {'budget':<13}{'attempts':>9}{'per call':>10}")
+    shown = {}
+    for name, shared, budget in (
+        ("none", False, False),
+        ("per process", False, True),
+        ("shared", True, True),
+    ):
+        result = phase(f"out-{name}", shared=shared, budget=budget, outage=True)
+        shown[name] = result.amplification
+        print(f"  {name:<13}{result.counts['failed']:>9}{result.amplification:>10.2f}")
+    return shown["shared"]
+
+
+if __name__ == "__main__":
+    main()

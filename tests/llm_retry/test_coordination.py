@@ -1,0 +1,430 @@
+"""Coordination: scopes, the in-process backend, and how a call uses any backend."""
+
+import asyncio
+
+import pytest
+
+from llm_errors import AuthError, RateLimitError, ServerError
+from llm_retry import (
+    Coordination,
+    GiveUpReason,
+    InProcessCoordination,
+    RetryBudget,
+    RetryPolicy,
+    instant_retries,
+    retry_info,
+)
+from llm_retry._coordination import MAX_SCOPE_LENGTH, check_scope, resolve_scope
+
+
+class Named:
+    """A call argument that names its own scope, as the Mistral adapter's calls do."""
+
+    llm_retry_scope = "mistral:mistral-small-latest"
+
+
+class Recording:
+    """A backend of the test's own that records which operations a call used."""
+
+    def __init__(self, cooldown=0.0):
+        self.left = cooldown
+        self.used = []
+
+    def cooldown(self, scope):
+        """Record, answer the set cooldown."""
+        self.used.append(("cooldown", scope))
+        return self.left
+
+    def extend_cooldown(self, scope, seconds):
+        """Record."""
+        self.used.append(("extend_cooldown", scope, seconds))
+
+    def try_spend(self, scope, budget):
+        """Record, spend the object."""
+        self.used.append(("try_spend", scope))
+        return budget.try_spend()
+
+    def record_success(self, scope, budget):
+        """Record, refill the object."""
+        self.used.append(("record_success", scope))
+        budget.record_success()
+
+    async def acooldown(self, scope):
+        """Record, answer the set cooldown."""
+        self.used.append(("acooldown", scope))
+        return self.left
+
+    async def aextend_cooldown(self, scope, seconds):
+        """Record."""
+        self.used.append(("aextend_cooldown", scope, seconds))
+
+    async def atry_spend(self, scope, budget):
+        """Record, spend the object."""
+        self.used.append(("atry_spend", scope))
+        return budget.try_spend()
+
+    async def arecord_success(self, scope, budget):
+        """Record, refill the object."""
+        self.used.append(("arecord_success", scope))
+        budget.record_success()
+
+
+# --- scopes -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("scope", "args", "kwargs", "expected"),
+    [
+        pytest.param("openai:gpt-4o", (Named(),), {}, "openai:gpt-4o", id="explicit-wins"),
+        pytest.param(
+            lambda _prompt, *, model: f"openai:{model}",
+            ("hi",),
+            {"model": "gpt-4o-mini"},
+            "openai:gpt-4o-mini",
+            id="function-of-args",
+        ),
+        pytest.param(None, (Named(),), {}, "mistral:mistral-small-latest", id="argument"),
+        pytest.param(None, ("hi",), {}, "default", id="default"),
+        pytest.param(None, (), {}, "default", id="no-args"),
+    ],
+)
+def test_resolve_scope(scope, args, kwargs, expected):
+    """The policy's scope, else the first argument's ``llm_retry_scope``, else default."""
+    assert resolve_scope(scope, args, kwargs) == expected
+
+
+@pytest.mark.parametrize(
+    ("scope", "error", "match"),
+    [
+        pytest.param(3, TypeError, "must be a str", id="type"),
+        pytest.param("", ValueError, "MAX_SCOPE_LENGTH", id="empty"),
+        pytest.param("x" * (MAX_SCOPE_LENGTH + 1), ValueError, "MAX_SCOPE_LENGTH", id="long"),
+        pytest.param("a{b}", ValueError, "'{'", id="braces"),
+        pytest.param("a\nb", ValueError, "printable", id="control"),
+    ],
+)
+def test_check_scope_refuses_bad_names(scope, error, match):
+    """Scopes become Redis keys with a hash tag: bounded, printable, brace-free."""
+    with pytest.raises(error, match=match):
+        check_scope(scope)
+
+
+def test_a_scope_function_returning_a_bad_name_is_a_bug():
+    """A scope function's result is checked like a literal scope."""
+    policy = RetryPolicy(coordination=Recording(), scope=lambda: "bad{scope}", on_retry=None)
+    with pytest.raises(ValueError, match=r"'\{'"):
+        policy.wrap(lambda: "ok")()
+
+
+@pytest.mark.parametrize(
+    ("settings", "error", "field"),
+    [
+        pytest.param({"scope": 3}, TypeError, "scope", id="scope-type"),
+        pytest.param({"scope": "a}"}, ValueError, "scope", id="scope-braces"),
+        pytest.param({"coordination": object()}, TypeError, "coordination", id="coordination"),
+    ],
+)
+def test_policy_checks_scope_and_coordination(settings, error, field):
+    """A bad scope or backend is refused at construction, naming the field."""
+    with pytest.raises(error, match=field):
+        RetryPolicy(**settings)
+
+
+def test_both_backends_are_coordinations():
+    """The in-process backend and a test's own satisfy the interface."""
+    assert isinstance(InProcessCoordination(), Coordination)
+    assert isinstance(Recording(), Coordination)
+
+
+# --- the in-process backend ---------------------------------------------------------------
+
+
+def test_in_process_cooldown_keeps_the_later_end(clock):
+    """Extending keeps the later deadline; a cooldown ends on the clock."""
+    shared = InProcessCoordination(clock=clock)
+    shared.extend_cooldown("a", 5.0)
+    shared.extend_cooldown("a", 2.0)
+    assert shared.cooldown("a") == 5.0
+    clock.advance(4.0)
+    assert shared.cooldown("a") == 1.0
+    assert shared.cooldown("b") == 0.0
+    clock.advance(1.0)
+    assert shared.cooldown("a") == 0.0
+
+
+def test_in_process_cooldown_is_capped(clock):
+    """No cooldown lasts more than ``max_cooldown``."""
+    shared = InProcessCoordination(clock=clock, max_cooldown=10.0)
+    shared.extend_cooldown("a", 3600.0)
+    assert shared.cooldown("a") == 10.0
+
+
+def test_in_process_scopes_are_bounded(clock):
+    """At ``max_scopes``, ended cooldowns go first, then the one ending soonest."""
+    shared = InProcessCoordination(clock=clock, max_scopes=2)
+    shared.extend_cooldown("ended", 1.0)
+    shared.extend_cooldown("long", 9.0)
+    clock.advance(2.0)
+    shared.extend_cooldown("new", 5.0)
+    assert len(shared._until) == 2
+    shared.extend_cooldown("newer", 8.0)
+    assert sorted(shared._until) == ["long", "newer"]
+
+
+def test_in_process_budget_is_the_object_itself():
+    """The in-process backend spends and refills the ``RetryBudget`` it is given."""
+    shared, budget = InProcessCoordination(), RetryBudget(capacity=1, refill=0.5)
+    assert shared.try_spend("a", budget)
+    assert not shared.try_spend("b", budget)
+    shared.record_success("a", budget)
+    assert budget.tokens == 0.5
+
+
+def test_in_process_async_twins_answer_the_same(clock):
+    """The async operations read and write the same state."""
+    shared, budget = InProcessCoordination(clock=clock), RetryBudget(capacity=1, refill=1.0)
+
+    async def main():
+        await shared.aextend_cooldown("a", 3.0)
+        assert await shared.acooldown("a") == 3.0
+        assert await shared.atry_spend("a", budget)
+        await shared.arecord_success("a", budget)
+
+    asyncio.run(main())
+    assert shared.cooldown("a") == 3.0
+    assert budget.tokens == 1.0
+
+
+# --- a call through a backend -------------------------------------------------------------
+
+
+def test_without_coordination_nothing_is_shared(make_policy, script):
+    """The default policy asks no backend: a 429 does not delay the next call."""
+    policy = make_policy(max_attempts=1)
+    with pytest.raises(RateLimitError):
+        policy.wrap(script(RateLimitError("429", retry_after=30.0)))()
+    assert policy.wrap(script("ok"))() == "ok"
+    assert policy.stats.total_sleep == 0.0
+
+
+def test_one_call_429_delays_the_next_calls_first_attempt(make_policy, clock, script):
+    """In one process, a cooldown from one call is waited out by the next call first."""
+    shared = InProcessCoordination(clock=clock)
+    policy = make_policy(coordination=shared, scope="openai:gpt-4o", max_attempts=1)
+    with pytest.raises(RateLimitError):
+        policy.wrap(script(RateLimitError("429", retry_after=5.0)))()
+    backend = script("ok")
+    with instant_retries() as recorder:
+        assert policy.wrap(backend)() == "ok"
+    [pause] = recorder.sleeps
+    assert 5.0 - 1e-9 <= pause <= 5.5  # the cooldown, plus up to 10 % wake-up jitter
+    assert backend.calls == 1
+
+
+def test_an_overload_with_retry_after_sets_a_cooldown(make_policy, clock, script):
+    """A 503 with Retry-After is an overload: the scope cools down too."""
+    shared = InProcessCoordination(clock=clock)
+    policy = make_policy(coordination=shared, scope="s", max_attempts=1)
+    with pytest.raises(ServerError):
+        policy.wrap(script(ServerError("503", status=503, retry_after=4.0)))()
+    assert shared.cooldown("s") == 4.0
+
+
+@pytest.mark.parametrize(
+    ("error", "respect"),
+    [
+        pytest.param(RateLimitError("429"), True, id="no-retry-after"),
+        pytest.param(AuthError("401", retry_after=5.0), True, id="not-a-rate-limit"),
+        pytest.param(RateLimitError("429", retry_after=5.0), False, id="not-respected"),
+    ],
+)
+def test_no_cooldown_without_a_respected_server_wait(make_policy, clock, script, error, respect):
+    """Only a rate limit or overload with a respected Retry-After cools the scope down."""
+    shared = InProcessCoordination(clock=clock)
+    policy = make_policy(
+        coordination=shared, scope="s", max_attempts=1, respect_retry_after=respect
+    )
+    with pytest.raises(type(error)):
+        policy.wrap(script(error))()
+    assert shared.cooldown("s") == 0.0
+
+
+def test_cooldown_past_the_deadline_fails_fast(make_policy, clock, script):
+    """No attempt and no wait: a RateLimitError that names the cooldown and the deadline."""
+    shared = InProcessCoordination(clock=clock)
+    shared.extend_cooldown("s", 20.0)
+    policy = make_policy(coordination=shared, scope="s", deadline=10.0)
+    backend = script("ok")
+    with pytest.raises(RateLimitError) as raised:
+        policy.wrap(backend)()
+    assert backend.calls == 0
+    assert clock.sleeps == []
+    info = retry_info(raised.value)
+    assert (info.reason, info.attempts, info.code) == (GiveUpReason.COOLDOWN, 0, "RATE_LIMIT")
+    assert "'s' ends in 20.00s, after this call's deadline (10s)" in str(raised.value)
+    assert raised.value.retry_after == 20.0
+    assert policy.stats.give_up_reasons == {GiveUpReason.COOLDOWN: 1}
+
+
+def test_wake_up_jitter_never_crosses_the_deadline(make_policy, clock, script):
+    """A cooldown just inside the deadline is waited, its jitter cut at the deadline."""
+    shared = InProcessCoordination(clock=clock)
+    shared.extend_cooldown("s", 9.9)
+    policy = make_policy(coordination=shared, scope="s", deadline=10.0)
+    for _ in range(20):
+        clock.sleeps.clear()
+        shared.extend_cooldown("s", 9.9)
+        policy.wrap(script("ok"))()
+        [pause] = clock.sleeps
+        assert 9.9 - 1e-9 <= pause <= 10.0
+        clock.advance(-pause)  # back to the same moment for the next round
+
+
+def test_wake_up_jitter_spreads_the_fleet(make_policy, clock, script):
+    """Calls waiting out one cooldown wake at different moments within 10 % of it."""
+    shared = InProcessCoordination(clock=clock)
+    policy = make_policy(coordination=shared, scope="s")
+    pauses = []
+    for _ in range(50):
+        shared.extend_cooldown("s", 10.0)
+        clock.sleeps.clear()
+        policy.wrap(script("ok"))()
+        pauses.extend(clock.sleeps)
+        clock.advance(-clock.sleeps[0])
+    assert all(10.0 - 1e-9 <= pause <= 11.0 for pause in pauses)
+    assert len({round(pause, 6) for pause in pauses}) > 40
+
+
+def test_sync_call_uses_the_sync_operations(make_policy, script):
+    """A sync call reads the cooldown per attempt, shares it, spends and refills: sync."""
+    backend = Recording()
+    policy = make_policy(coordination=backend, scope="s", budget=RetryBudget())
+    assert policy.wrap(script(RateLimitError("429", retry_after=2.0), "ok"))() == "ok"
+    assert backend.used == [
+        ("cooldown", "s"),
+        ("extend_cooldown", "s", 2.0),
+        ("try_spend", "s"),
+        ("cooldown", "s"),
+        ("record_success", "s"),
+    ]
+
+
+def test_async_call_uses_only_the_async_operations(make_policy, script):
+    """An async call never blocks its event loop on a backend's sync operations."""
+    backend = Recording()
+    policy = make_policy(coordination=backend, scope="s", budget=RetryBudget())
+    wrapped = policy.wrap(script(RateLimitError("429", retry_after=2.0), "ok").acall)
+    assert asyncio.run(wrapped()) == "ok"
+    assert backend.used == [
+        ("acooldown", "s"),
+        ("aextend_cooldown", "s", 2.0),
+        ("atry_spend", "s"),
+        ("acooldown", "s"),
+        ("arecord_success", "s"),
+    ]
+
+
+def test_async_stream_uses_the_async_operations(make_policy):
+    """An async generator refills through the async operation when its first item comes."""
+    backend = Recording()
+    policy = make_policy(coordination=backend, scope="s", budget=RetryBudget())
+
+    @policy.wrap
+    async def stream():
+        yield "a"
+
+    async def main():
+        return [item async for item in stream()]
+
+    assert asyncio.run(main()) == ["a"]
+    assert backend.used == [("acooldown", "s"), ("arecord_success", "s")]
+
+
+def test_async_attempts_wait_out_the_cooldown(make_policy, clock):
+    """``async for attempt in policy.attempts()`` waits the cooldown asynchronously."""
+    backend = Recording(cooldown=3.0)
+    policy = make_policy(coordination=backend, scope="s")
+
+    async def main():
+        async for attempt in policy.attempts():
+            with attempt:
+                return attempt.number
+        return None
+
+    assert asyncio.run(main()) == 1
+    assert backend.used == [("acooldown", "s")]
+    assert 3.0 <= clock.sleeps[0] <= 3.3
+
+
+def test_sync_attempts_wait_out_the_cooldown(make_policy, clock):
+    """``for attempt in policy.attempts()`` waits the cooldown before its first attempt."""
+    backend = Recording(cooldown=2.0)
+    policy = make_policy(coordination=backend, scope="s")
+    for attempt in policy.attempts():
+        with attempt:
+            pass
+    assert backend.used == [("cooldown", "s")]
+    assert 2.0 <= clock.sleeps[0] <= 2.2
+
+
+def test_budget_scope_without_coordination_is_the_object(make_policy, script):
+    """Without a backend the budget object is spent and refilled, as before."""
+    budget = RetryBudget(capacity=1, refill=0.5)
+    policy = make_policy(budget=budget)
+    assert policy.wrap(script(ServerError("503"), "ok"))() == "ok"
+    assert budget.tokens == 0.5
+
+
+def test_from_env_without_the_redis_package(monkeypatch):
+    """``LLM_RETRY_REDIS_URL`` without the extra installed says what to install."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "llm_retry.redis", None)
+    with pytest.raises(ImportError, match=r"llm-resilience\[redis\]"):
+        RetryPolicy.from_env(environ={"LLM_RETRY_REDIS_URL": "redis://127.0.0.1:1/0"})
+
+
+def test_from_env_reads_a_scope():
+    """``LLM_RETRY_SCOPE`` names the scope; no URL means no backend."""
+    policy = RetryPolicy.from_env(environ={"LLM_RETRY_SCOPE": " openai:gpt-4o "})
+    assert (policy.scope, policy.coordination) == ("openai:gpt-4o", None)
+
+
+# --- the Mistral adapter names its scope ----------------------------------------------------
+
+
+def test_mistral_adapter_calls_share_the_models_scope(clock):
+    """A 429 from Mistral cools down ``mistral:<model id>``, over real loopback HTTP."""
+    from adapter import Context, MistralAdapterSync, get_model
+    from adapter.pi import UserMessage
+    from adapter.testing import FakeMistral, Reply, error_object
+
+    # The body shape and message of Mistral's 429 as the adapter's own tests use it.
+    limited = Reply(
+        429,
+        error_object("Rate limit exceeded", error_type="rate_limited", code="1300"),
+        headers={"Retry-After": "7"},
+    )
+    shared = InProcessCoordination(clock=clock)
+    policy = RetryPolicy(coordination=shared, max_attempts=1, on_retry=None, clock=clock)
+    context = Context(messages=[UserMessage(content="hi", timestamp=0)])
+    with (
+        FakeMistral(limited, default=None) as fake,
+        MistralAdapterSync(api_key="k", base_url=fake.url, retry=policy) as adapter,
+        pytest.raises(RateLimitError),
+    ):
+        adapter.complete("mistral-small-latest", context)
+    model = get_model("mistral-small-latest").id  # the catalog id the adapter sends
+    assert shared.cooldown(f"mistral:{model}") == 7.0
+    assert shared.cooldown("default") == 0.0
+
+
+def test_in_process_repr_names_the_cap():
+    """The repr shows the settings."""
+    assert repr(InProcessCoordination(max_cooldown=30)) == "InProcessCoordination(max_cooldown=30)"
+
+
+def test_from_mapping_refuses_a_scope_that_is_not_a_string():
+    """A scope from configuration is a name; anything else names the key."""
+    with pytest.raises(TypeError, match="scope must be a string"):
+        RetryPolicy.from_mapping({"scope": 3})
