@@ -280,6 +280,7 @@ class Call:
             sleep=retry_state.upcoming_sleep,
             elapsed=self.elapsed(),
             error=error,
+            scope=self._scope or "",
         )
         self._policy.stats.record_retry(event.sleep)
         if self._recorder is not None:
@@ -377,7 +378,11 @@ class Call:
             items_delivered=delivered,
         )
         annotate(error, info)
-        dispatch(GiveUpEvent.from_info(self._target, info, self.classify(error), error))
+        dispatch(
+            GiveUpEvent.from_info(
+                self._target, info, self.classify(error), error, scope=self._scope or ""
+            )
+        )
 
 
 def _wake_jitter(seconds: float) -> float:

@@ -53,8 +53,11 @@ class RetryEvent:
         sleep: The planned wait before the next attempt, in seconds.
         elapsed: Seconds since the call started, including earlier waits.
         error: The exception; kept out of ``repr`` so logging an event cannot leak it.
+        scope: The coordination scope the call shares state under (``""`` without a
+            ``coordination`` backend).
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0 ``scope``.
     """
 
     target: str
@@ -63,6 +66,7 @@ class RetryEvent:
     sleep: float
     elapsed: float
     error: BaseException = field(repr=False, compare=False)
+    scope: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,6 +47,7 @@ class GiveUpEvent:
         elapsed: Seconds from the call's start to the give-up.
         classification: How the last failure was routed.
         error: The exception; kept out of ``repr`` so logging an event cannot leak it.
+        scope: The coordination scope the call shared state under (``""`` without one).
 
     .. versionadded:: 0.2.0
     """
@@ -58,10 +59,16 @@ class GiveUpEvent:
     elapsed: float
     classification: Classification
     error: BaseException = field(repr=False, compare=False)
+    scope: str = ""
 
     @classmethod
     def from_info(
-        cls, target: str, info: RetryInfo, classification: Classification, error: BaseException
+        cls,
+        target: str,
+        info: RetryInfo,
+        classification: Classification,
+        error: BaseException,
+        scope: str = "",
     ) -> GiveUpEvent:
         """The event for the :class:`~llm_retry.RetryInfo` attached to ``error``."""
         return cls(
@@ -72,6 +79,7 @@ class GiveUpEvent:
             elapsed=info.elapsed,
             classification=classification,
             error=error,
+            scope=scope,
         )
 
 

@@ -27,8 +27,8 @@ _METRICS: weakref.WeakKeyDictionary[CollectorRegistry, tuple[Counter, Histogram,
 
 
 def _scope(event: HookEvent) -> str:
-    """The event's coordination scope; empty while events carry none."""
-    return str(getattr(event, "scope", None) or "")
+    """The event's coordination scope (empty without a coordination backend)."""
+    return event.scope
 
 
 class PrometheusOnRetryHook:

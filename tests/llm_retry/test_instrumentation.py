@@ -383,3 +383,21 @@ def test_default_is_no_hook_without_opentelemetry(monkeypatch):
     monkeypatch.delitem(sys.modules, "opentelemetry.trace")
     reset_on_retry_hooks()
     assert get_on_retry_hooks() == ()
+
+
+def test_prometheus_labels_the_coordination_scope(make_policy, script, clock):
+    """A call that shares state under a scope labels its retries and give-up with it."""
+    from llm_retry import InProcessCoordination
+
+    registry = CollectorRegistry()
+    set_on_retry_hooks([PrometheusOnRetryHook(registry=registry)])
+    policy = make_policy(
+        max_attempts=2,
+        coordination=InProcessCoordination(clock=clock),
+        scope="openai:gpt-4o",
+    )
+    run(policy, script(disconnected(), disconnected()), use_async=False)
+    value = registry.get_sample_value
+    labels = {"error_type": "TRANSPORT", "scope": "openai:gpt-4o"}
+    assert value("llm_retry_retries_total", labels) == 1
+    assert value("llm_retry_give_ups_total", {**labels, "reason": "max_attempts"}) == 1
