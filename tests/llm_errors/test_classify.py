@@ -666,9 +666,11 @@ def test_repeated_text_verdicts_keep_their_own_wait_and_status():
 
 
 def test_input_beyond_the_cap_is_not_read():
-    """Only the first ``MAX_INPUT`` characters of a string (or bytes) are classified."""
-    inside = "x " * ((MAX_INPUT - 40) // 2) + "rate limit exceeded"
-    beyond = "x " * (MAX_INPUT // 2) + "rate limit exceeded"
+    """Only the first 256 KiB of a string (or bytes) are classified, as documented."""
+    cap = 256 * 1024
+    assert cap == MAX_INPUT
+    inside = "x " * ((cap - 40) // 2) + "rate limit exceeded"
+    beyond = "x " * (cap // 2) + "rate limit exceeded"
     assert classify(inside).code is E.RATE_LIMIT
     assert classify(beyond).rule == "fallback"
     assert classify(beyond.encode()).rule == "fallback"

@@ -1,0 +1,71 @@
+"""``classify`` takes linear time on adversarial text: doubling the input at most doubles the time.
+
+Absolute timings would depend on the machine, so each case is measured at an eighth
+of the input cap and at the cap, in the same run (best of several runs), and its
+growth is compared with that of a plain linear pass over the same text (tokenising
+it), which sees the same memory and cache effects: linear work grows like it (about
+8x over three doublings), quadratic work about 8x more.
+"""
+
+import gc
+import time
+from collections.abc import Callable
+
+import pytest
+
+from llm_errors import Classifier
+from llm_errors._classify import MAX_INPUT
+from llm_errors._match.prefilter import TOKEN_TABLE
+
+_TOLERANCE = 2.5
+_RUNS = 5
+
+#: (repeated unit, text after the repeats): repeated trigger words, status numbers,
+#: retry hints, anchors before an unbounded lookahead, long runs of separators.
+ADVERSARIAL = [
+    pytest.param("Prompt tokens limit exceeded ", "monthly limit", id="lookahead-anchor"),
+    pytest.param("429 ", "ECONNRESET", id="status-numbers"),
+    pytest.param("status 503 ", "", id="status-contexts"),
+    pytest.param("HTTP/1.1 ", "429", id="http-versions"),
+    pytest.param("Please try again in 1s. ", "", id="retry-hints"),
+    pytest.param("retry after 20 seconds ", "", id="retry-after-words"),
+    pytest.param("timeout rate limit quota exceeded ", "", id="trigger-words"),
+    pytest.param(" -:/", "rate limit exceeded", id="separators"),
+    pytest.param("error code ", "500", id="context-words"),
+    pytest.param("daily ", "limit", id="window-words"),
+]
+
+
+def _text(unit: str, tail: str, size: int) -> str:
+    body = unit * (size // len(unit) + 1)
+    return body[: size - len(tail) - 1] + " " + tail
+
+
+def _tokenise(text: str) -> object:
+    return text.encode().translate(TOKEN_TABLE).split()
+
+
+def _best_time(classify: Callable[[str], object], text: str) -> float:
+    # The collector's passes grow with the test session's heap, not with the input.
+    best = float("inf")
+    gc.disable()
+    try:
+        for _ in range(_RUNS):
+            start = time.perf_counter()
+            classify(text)
+            best = min(best, time.perf_counter() - start)
+    finally:
+        gc.enable()
+    return best
+
+
+@pytest.mark.parametrize(("unit", "tail"), ADVERSARIAL)
+def test_doubling_the_input_at_most_doubles_the_time(unit, tail):
+    """An eighth of the cap, then the cap: the time grows as a linear pass's does."""
+    classifier = Classifier()
+    small = _text(unit, tail, MAX_INPUT // 8)
+    full = _text(unit, tail, MAX_INPUT)
+    _best_time(classifier, small)  # plans and patterns compiled outside the timing
+    growth = _best_time(classifier, full) / _best_time(classifier, small)
+    linear = _best_time(_tokenise, full) / _best_time(_tokenise, small)
+    assert growth <= max(linear, 8) * _TOLERANCE
