@@ -684,7 +684,7 @@ def test_verdict_cache_is_bounded():
         verdict = classifier.classify(f"Rate limit reached. Please try again in {wait}s.")
         assert verdict.retry_after == wait
     sizes = [
-        classifier._verdict.cache_info().currsize,  # noqa: SLF001 - the bound is the point
-        classifier._text_verdict_for.cache_info().currsize,  # noqa: SLF001
+        classifier._verdict.cache_info().currsize,
+        classifier._text_verdict_for.cache_info().currsize,
     ]
     assert max(sizes) == VERDICT_CACHE
