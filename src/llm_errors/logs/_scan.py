@@ -105,6 +105,7 @@ _MARKER_HINT = re.compile(
     )
 )
 _TRACEBACK_HINT = "most recent call last):"
+_TOO_DEEP: Final = "JSON nested too deeply to read; scanned as plain text"
 _LEVEL_KEYS = ("level", "levelname", "severity", "log.level", "lvl")
 _ERROR_LEVELS = frozenset(
     {"err", "error", "crit", "critical", "fatal", "severe", "panic", "alert", "emerg", "emergency"}
@@ -296,7 +297,7 @@ def subjects(text: str) -> list[object]:
     if text.lstrip().startswith("{"):
         try:
             value = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # a hostile paste must not end the command
             return [text]
         if isinstance(value, dict):
             return [value, text]
@@ -382,11 +383,16 @@ class Scanner:
         ):
             parsed = self._parse_json(number, text)
             if not isinstance(parsed, Problem):
-                self._release(out)
-                finding = self._record(number, parsed)
-                if finding is not None:
-                    out.append(finding)
-                return out
+                try:
+                    finding = self._record(number, parsed)
+                except RecursionError:  # parsed, but too deep to walk or re-encode
+                    parsed = Problem(ProblemKind.BAD_JSON, number, _TOO_DEEP)
+                else:
+                    self.records += 1
+                    self._release(out)
+                    if finding is not None:
+                        out.append(finding)
+                    return out
             out.append(parsed)
         if _TRACEBACK_HINT in text:
             header = match_header(text)
@@ -438,13 +444,14 @@ class Scanner:
         except ValueError as exc:
             detail = f"not valid JSON ({exc}); scanned as plain text"
             return Problem(ProblemKind.BAD_JSON, number, detail)
+        except RecursionError:
+            return Problem(ProblemKind.BAD_JSON, number, _TOO_DEEP)
         if not isinstance(value, dict):
             detail = f"a JSON {type(value).__name__}, not an object; scanned as plain text"
             return Problem(ProblemKind.BAD_JSON, number, detail)
         return value
 
     def _record(self, number: int, record: Mapping[str, object]) -> Finding | None:
-        self.records += 1
         subject: object = record
         if self._field is not None:
             subject = lookup(record, self._field)
