@@ -208,6 +208,15 @@ class Classifier:
             retryable=ErrorCode.PROVIDER_ERROR in self.retryable_codes,
         )
 
+    @property
+    def trigger_tokens(self) -> frozenset[bytes] | None:
+        """The words a text must contain to match any rule, or ``None`` if there is no such set.
+
+        For scanning many lines at once: a text without any of these (as whole
+        ``[a-z0-9_]`` tokens, lower-cased) gets the fallback verdict from the text layer.
+        """
+        return self._matcher.tokens if self._matcher.exact else None
+
     def __repr__(self) -> str:
         codes = sorted(self.retryable_codes)
         return f"Classifier(rules={len(self.rules)}, retryable_codes={codes})"

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from llm_errors import RULES, classify
+from llm_errors.logs import _blocks, _feed
 from llm_errors.logs._cli import main
 
 HERE = Path(__file__).parent
@@ -88,9 +89,21 @@ def test_classify_gives_the_recorded_verdicts():
     assert wrong == []
 
 
+@pytest.mark.parametrize(
+    "blocks", [pytest.param(True, id="blocks"), pytest.param(False, id="lines")]
+)
 @pytest.mark.parametrize("options", [pytest.param((), id="one-job")])
-def test_cli_gives_the_recorded_findings(options):
-    """``llm-errors classify --format jsonl`` finds and routes what the recorded engine did."""
+def test_cli_gives_the_recorded_findings(options, blocks, monkeypatch):
+    """``llm-errors classify --format jsonl`` finds and routes what the recorded engine did.
+
+    Both ways: by blocks through the Hyperscan filter, and line by line (without it).
+    """
+    if blocks:
+        pytest.importorskip("hyperscan")
+        monkeypatch.setattr(_blocks, "BLOCK_SIZE", 4096)  # many block boundaries
+        assert _feed.block_filter() is not None
+    else:
+        monkeypatch.setattr(_feed, "block_filter", lambda: None)
     expected = {row["cli"]: row["findings"] for row in _expected() if "cli" in row}
     assert cli_outputs(*options) == expected
 

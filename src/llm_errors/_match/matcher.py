@@ -176,7 +176,8 @@ class TextMatcher:
         #: The trigger tokens of all rules: a line without any matches no rule (unless
         #: some rule has substring triggers or none at all).
         self.tokens: frozenset[bytes] = frozenset(self._by_token)
-        self._exact = not self._always and not self._by_substring
+        #: Whether a line without any of :attr:`tokens` surely matches no rule.
+        self.exact: bool = not self._always and not self._by_substring
         # A plan is keyed by the trigger, anchor and way tokens a line contains; the
         # 4xx/5xx tokens are where a stated status may be.
         self._keys = self.tokens.union(
@@ -201,7 +202,7 @@ class TextMatcher:
             text.encode().translate(TOKEN_TABLE) if text.isascii() else translate(text)
         )
         tokens = translated.split()
-        if self._exact and self.tokens.isdisjoint(tokens):
+        if self.exact and self.tokens.isdisjoint(tokens):
             return None  # the fast negative path: most log lines end here
         hits = self._seen.intersection(tokens)
         statuses = None if _ERROR_STATUS_TOKENS.isdisjoint(hits) else _ERROR_STATUS_TOKENS & hits

@@ -406,6 +406,25 @@ class Scanner:
         self._held = self._line(number, text)
         return out or _NOTHING
 
+    @property
+    def in_traceback(self) -> bool:
+        """Whether a traceback is open (every next line must be fed, one by one)."""
+        return self._traceback is not None
+
+    @property
+    def clean(self) -> bool:
+        """Whether the state is the initial one: no open traceback, no held finding."""
+        return self._traceback is None and self._held is None
+
+    def gap(self) -> Sequence[Finding]:
+        """Skip lines that are not errors (no trigger, marker, JSON or traceback header).
+
+        Feeding them one by one would only release the held finding, which this does.
+        Only valid when no traceback is open.
+        """
+        held, self._held = self._held, None
+        return _NOTHING if held is None else (held,)
+
     def finish(self) -> list[Finding | Problem]:
         """The end of the input: close an open traceback, release a held finding."""
         out: list[Finding | Problem] = []
