@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from llm_errors import RULES, classify
-from llm_errors.logs import _blocks, _feed
+from llm_errors.logs import _blocks, _feed, _parallel
 from llm_errors.logs._cli import main
 
 HERE = Path(__file__).parent
@@ -92,7 +92,9 @@ def test_classify_gives_the_recorded_verdicts():
 @pytest.mark.parametrize(
     "blocks", [pytest.param(True, id="blocks"), pytest.param(False, id="lines")]
 )
-@pytest.mark.parametrize("options", [pytest.param((), id="one-job")])
+@pytest.mark.parametrize(
+    "options", [pytest.param((), id="one-job"), pytest.param(("--jobs", "3"), id="three-jobs")]
+)
 def test_cli_gives_the_recorded_findings(options, blocks, monkeypatch):
     """``llm-errors classify --format jsonl`` finds and routes what the recorded engine did.
 
@@ -104,6 +106,9 @@ def test_cli_gives_the_recorded_findings(options, blocks, monkeypatch):
         assert _feed.block_filter() is not None
     else:
         monkeypatch.setattr(_feed, "block_filter", lambda: None)
+    # Every file is split, with a short overlap: many cuts fall inside tracebacks.
+    monkeypatch.setattr(_parallel, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(_parallel, "OVERLAP", 512)
     expected = {row["cli"]: row["findings"] for row in _expected() if "cli" in row}
     assert cli_outputs(*options) == expected
 

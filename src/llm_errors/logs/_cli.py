@@ -8,6 +8,7 @@ finding and classifying errors in :mod:`llm_errors.logs._scan`, counting in
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import sys
@@ -18,7 +19,7 @@ from typing import Final, TextIO
 from llm_errors._classification import Layer
 from llm_errors._classify import classify, explain
 from llm_errors._taxonomy import ErrorCode
-from llm_errors.logs import _feed
+from llm_errors.logs import _feed, _parallel
 from llm_errors.logs._feed import Feeder
 from llm_errors.logs._input import InputError, Source, open_source
 from llm_errors.logs._report import (
@@ -158,6 +159,14 @@ def _parser() -> argparse.ArgumentParser:
         help="progress bar on stderr: auto shows it when stderr is a terminal and the "
         "run takes over a second (default: auto)",
     )
+    scan.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="processes for a large file (8 MiB or more, not gzip or stdin), merged in "
+        "input order; 0 = one per core (default: 1)",
+    )
     scan.set_defaults(command=_classify_command, usage=scan)
 
     explain = commands.add_parser(
@@ -177,6 +186,17 @@ def _parser() -> argparse.ArgumentParser:
     explain.add_argument("--json", action="store_true", help="print one JSON object")
     explain.set_defaults(command=_explain_command)
     return parser
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = -1
+    if jobs < 0:
+        msg = f"{value!r} is not a number of processes (0 or more)"
+        raise argparse.ArgumentTypeError(msg)
+    return jobs or os.cpu_count() or 1
 
 
 def _error_code(value: str) -> list[ErrorCode]:
@@ -279,6 +299,43 @@ class _Run:
         """Bytes done: of the file where its size is known, else (stdin, gzip) bytes read."""
         return source.position() if source.stream is source.raw and source.size else self._bytes
 
+    def scan_parallel(self, path: str, executor: concurrent.futures.Executor, jobs: int) -> None:
+        """Scan ``path`` with ``jobs`` processes when it is worth it, else with this one."""
+        found = _parallel.plan(
+            path,
+            jobs,
+            executor,
+            name=path,
+            mode=self.args.input,
+            field=self.args.field,
+            jsonl=self.jsonl,
+        )
+        if found is None:
+            self.scan(path)
+            return
+        try:
+            parts = list(executor.map(_parallel.scan_part, found.tasks))
+        except (InputError, OSError):
+            parts = []  # the one-process scan reports what went wrong
+        merged = _parallel.merge(parts, found.tasks) if parts else None
+        if merged is None:
+            self.scan(path)
+            return
+        events, records, missing = merged
+        self._shown = {}
+        self.tally.files += 1
+        for _, event in events:
+            if isinstance(event, Problem):
+                self.report(path, event)
+                continue
+            finding, text = event
+            self.tally.add(finding)
+            if text is not None:
+                sys.stdout.write(text + "\n")
+        self.tally.lines += parts[-1].lines
+        self.tally.records += records
+        self.tally.missing_field += missing
+
     def handle(self, source: str, events: Sequence[Finding | Problem]) -> None:
         for event in events:
             if isinstance(event, Problem):
@@ -318,8 +375,14 @@ class _Run:
 def _classify_command(args: argparse.Namespace) -> int:
     fmt = args.format or ("table" if sys.stdout.isatty() else "jsonl")
     run = _Run(args, fmt)
-    for path in args.files or ["-"]:
-        run.scan(path)
+    paths = args.files or ["-"]
+    if args.jobs > 1:
+        with _parallel.pool(args.jobs) as executor:
+            for path in paths:
+                run.scan_parallel(path, executor, args.jobs)
+    else:
+        for path in paths:
+            run.scan(path)
     tally = run.tally
     if fmt == "table":
         sys.stdout.write(render_table(tally, top=args.top, field=args.field))
