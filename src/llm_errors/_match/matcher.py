@@ -57,7 +57,7 @@ CACHE_LIMIT: Final = 4096
 #: Offsets at which one anchor's rules are tried per line: bounds the work per line
 #: (a rule with an unbounded lookahead tried at every one of many repeated anchors
 #: would be quadratic). Far more than any real message repeats one anchor word.
-ANCHOR_TRIES: Final = 32
+ANCHOR_TRIES: Final = 16
 _GROUP_PREFIX: Final = "_r"
 _ERROR_STATUS_TOKENS: Final = frozenset(str(status).encode() for status in range(400, 600))
 
