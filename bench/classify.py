@@ -181,7 +181,8 @@ def _grep(log: Path, repeat: int) -> float | None:
     command = [grep, "-ciE", _GREP_WORDS, str(log)]
 
     def run() -> None:
-        subprocess.run(command, stdout=subprocess.DEVNULL, check=False)  # noqa: S603
+        # Not to /dev/null: GNU grep then stops at the first match.
+        subprocess.run(command, capture_output=True, check=False)  # noqa: S603
 
     return _median(run, repeat)
 
