@@ -227,13 +227,13 @@ def status_in_tokens(text: str, padded: bytes, numbers: Iterable[bytes]) -> int 
         needle = b" " + number + b" "
         at = padded.find(needle)
         # The first ``_MAX_TRIES`` places of each number hold the first ones of all.
-        found = 0
-        while at >= 0 and found < _MAX_TRIES:  # ``padded`` is shifted by one: text offsets
+        kept = 0
+        while at >= 0 and kept < _MAX_TRIES:  # ``padded`` is shifted by one: text offsets
             before = padded[max(0, at + 1 - _WINDOW) : at + 1]  # bounded: linear time
             word = before.rstrip()
             if len(before) - len(word) <= _MAX_GAP and word.endswith(_CONTEXT_ENDS):
                 offsets.append(at)
-                found += 1
+                kept += 1
             at = padded.find(needle, at + len(needle) - 1)
     # At most ``_MAX_TRIES`` regex calls: a line of thousands of numbers stays linear.
     for offset in sorted(offsets)[:_MAX_TRIES]:

@@ -159,22 +159,21 @@ def iter_blocks(
     try:
         while data := read(size):
             buffer = carry + data if carry else data
+            # Only the line that spans the carry and the new data can be over the limit.
+            start = carry.rfind(b"\n") + 1
+            end = buffer.find(b"\n", len(carry))
+            if (end if end >= 0 else len(buffer)) - start >= limit:
+                if start:
+                    lines += buffer.count(b"\n", 0, start)
+                    yield buffer[:start]
+                stop = len(buffer) if end < 0 else end + 1
+                carry = (yield from _cut(read, buffer[start:stop], limit, size)) + buffer[stop:]
+                lines += 1
+                continue
             last = buffer.rfind(b"\n")
             if last < 0:
                 carry = buffer
-                if len(carry) >= limit:
-                    carry = yield from _cut(read, carry, limit)
-                    lines += 1
                 continue
-            first = buffer.find(b"\n")
-            if first >= limit:  # the carried line grew past the limit
-                yield from _cut(read, buffer[: first + 1], limit)
-                lines += 1
-                buffer = buffer[first + 1 :]
-                last -= first + 1
-                if last < 0:
-                    carry = buffer
-                    continue
             block, carry = buffer[: last + 1], buffer[last + 1 :]
             lines += block.count(b"\n")
             yield block
@@ -184,7 +183,9 @@ def iter_blocks(
         raise InputError(f"reading failed: {exc}", lines + 1) from exc
 
 
-def _cut(read: Callable[[int], bytes], line: bytes, limit: int) -> Generator[CutLine, None, bytes]:
+def _cut(
+    read: Callable[[int], bytes], line: bytes, limit: int, size: int
+) -> Generator[CutLine, None, bytes]:
     """Yield ``line``'s first ``limit`` bytes and skip to its end; return what follows it.
 
     ``line`` starts a line, has at least ``limit`` bytes, and holds a newline only as
@@ -192,18 +193,19 @@ def _cut(read: Callable[[int], bytes], line: bytes, limit: int) -> Generator[Cut
     as :func:`~llm_errors.logs.iter_lines` does.
     """
     chunk, rest = line[:limit], line[limit:]
-    if chunk.endswith(b"\n"):
-        yield CutLine(chunk, 0)
-        return rest
-    cut = 0
+    # Line reading takes the rest in pieces of ``limit`` bytes and leaves the line
+    # ending of the last piece out of the count: the last ``limit`` bytes suffice.
+    total, last = 0, b""
     while True:
         newline = rest.find(b"\n")
+        piece = rest if newline < 0 else rest[: newline + 1]
+        total += len(piece)
+        last = (last + piece)[-limit:]
         if newline >= 0:
-            cut += len(rest[: newline + 1].rstrip(b"\r\n"))
-            yield CutLine(chunk, cut)
+            final = last[len(last) - (total - (total - 1) // limit * limit) :]
+            yield CutLine(chunk, total - (len(final) - len(final.rstrip(b"\r\n"))))
             return rest[newline + 1 :]
-        cut += len(rest)
-        rest = read(BLOCK_SIZE)
+        rest = read(size)
         if not rest:
-            yield CutLine(chunk, cut)
+            yield CutLine(chunk, total)
             return b""
