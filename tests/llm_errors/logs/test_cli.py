@@ -460,3 +460,26 @@ def test_explain_deeply_nested_stdin(capsys, monkeypatch):
     status, out, _ = run(capsys, "explain", "--json", "-")
     assert status == EXIT_OK
     assert json.loads(out)["code"] == "RATE_LIMIT"
+
+
+def test_progress_on_stdin_has_lines_and_no_percentage(capsys, monkeypatch):
+    """On stdin the bar shows lines and bytes read and the speed, without a percentage."""
+    monkeypatch.setattr(
+        sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(TRACEBACK_LOG.encode())))
+    )
+    status, _, err = run(capsys, "classify", "--format", "jsonl", "--progress", "always", "-")
+    assert status == EXIT_OK
+    bar = err.split("\r")[1]
+    assert "8 lines" in bar
+    assert "MiB/s" in bar
+    assert "%" not in bar
+
+
+def test_progress_auto_waits_a_second(capsys, traceback_log, monkeypatch):
+    """``--progress auto`` on a terminal draws nothing for a run shorter than a second."""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    status, _, err = run(
+        capsys, "classify", "--format", "jsonl", "--progress", "auto", traceback_log
+    )
+    assert status == EXIT_OK
+    assert "MiB" not in err
