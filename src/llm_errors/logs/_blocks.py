@@ -27,36 +27,16 @@ from typing import Any, Final
 
 from llm_errors._classify import MAX_INPUT
 from llm_errors.logs._input import LINE_LIMIT, InputError, Readable
+from llm_errors.logs._scan import MARKER_HINTS, TRACEBACK_HINT
 
 __all__ = ["BLOCK_SIZE", "CutLine", "LineFilter", "iter_blocks", "line_filter"]
 
 #: Bytes read at a time (the last partial line is carried to the next block).
 BLOCK_SIZE: Final = 1 << 20
 
-# What makes a line worth the per-line scan, besides a trigger word of a rule. Every
-# error marker of ``_scan.has_marker`` contains one of these (``_scan._MARKER_HINT``).
-_MARKER_HINTS: Final = (
-    "ERR",
-    "CRIT",
-    "FATAL",
-    "SEVERE",
-    "PANIC",
-    "ALERT",
-    "EMERG",
-    "rror",
-    "xception",
-    "Traceback",
-    "anic:",
-    "Uncaught",
-    "Unhandled",
-    "evel",
-    "EVEL",
-    "everity",
-    "EVERITY",
-    "lvl",
-    "LVL",
-    "most recent call last):",
-)
+# What makes a line worth the per-line scan, besides a trigger word of a rule: every
+# error marker of ``_scan.has_marker`` contains one of the hints.
+_MARKER_HINTS: Final = (*MARKER_HINTS, TRACEBACK_HINT)
 # Lines the cheap paths would treat differently: a JSON object (after any leading
 # space; a non-ASCII first character is taken to be space, to be safe), NUL and ESC
 # (binary data, ANSI colours), and the characters IGNORECASE folds to ASCII letters.

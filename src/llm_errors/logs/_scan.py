@@ -42,7 +42,9 @@ from llm_errors.logs._traceback import ParsedTraceback, TracebackParser, match_h
 
 __all__ = [
     "EXCERPT_LIMIT",
+    "MARKER_HINTS",
     "MISSING",
+    "TRACEBACK_HINT",
     "Finding",
     "InputMode",
     "Problem",
@@ -81,30 +83,28 @@ _LEVEL_VALUE = re.compile(
     re.VERBOSE,
 )
 _LEVEL_KEYS_TEXT = ("evel", "EVEL", "everity", "EVERITY", "lvl", "LVL")
-# Every marker contains one of these substrings, and most lines contain none: one
-# search for plain literals is cheaper than any marker search.
-_MARKER_HINT = re.compile(
-    "|".join(
-        re.escape(hint)
-        for hint in (
-            "ERR",
-            "CRIT",
-            "FATAL",
-            "SEVERE",
-            "PANIC",
-            "ALERT",
-            "EMERG",
-            "rror",
-            "xception",
-            "Traceback",
-            "anic:",
-            "Uncaught",
-            "Unhandled",
-            *_LEVEL_KEYS_TEXT,
-        )
-    )
+#: Every marker contains one of these substrings, and most lines contain none: one
+#: search for plain literals is cheaper than any marker search (the CLI's block
+#: filter looks for them too).
+MARKER_HINTS: Final = (
+    "ERR",
+    "CRIT",
+    "FATAL",
+    "SEVERE",
+    "PANIC",
+    "ALERT",
+    "EMERG",
+    "rror",
+    "xception",
+    "Traceback",
+    "anic:",
+    "Uncaught",
+    "Unhandled",
+    *_LEVEL_KEYS_TEXT,
 )
-_TRACEBACK_HINT = "most recent call last):"
+_MARKER_HINT = re.compile("|".join(re.escape(hint) for hint in MARKER_HINTS))
+#: What every traceback header line contains.
+TRACEBACK_HINT: Final = "most recent call last):"
 _TOO_DEEP: Final = "JSON nested too deeply to read; scanned as plain text"
 _LEVEL_KEYS = ("level", "levelname", "severity", "log.level", "lvl")
 _ERROR_LEVELS = frozenset(
@@ -267,7 +267,7 @@ def _classify_traceback(parsed: ParsedTraceback, classify: Classify) -> tuple[Cl
 
 def _embedded_traceback(text: str) -> ParsedTraceback | None:
     """The first traceback inside a multi-line string (a JSON log field), if any."""
-    if _TRACEBACK_HINT not in text:
+    if TRACEBACK_HINT not in text:
         return None
     lines = iter(text.splitlines())
     for line in lines:
@@ -394,7 +394,7 @@ class Scanner:
                         out.append(finding)
                     return out
             out.append(parsed)
-        if _TRACEBACK_HINT in text:
+        if TRACEBACK_HINT in text:
             header = match_header(text)
             if header is not None:
                 self._traceback = TracebackParser(*header)
