@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Final
 
+from llm_errors._classification import Classification
 from llm_errors._classify import classify
 from llm_errors.logs import _feed
 from llm_errors.logs._feed import Feeder
 from llm_errors.logs._report import finding_record
-from llm_errors.logs._scan import Finding, InputMode, Problem, Scanner
+from llm_errors.logs._scan import Finding, InputMode, Kind, Problem, Scanner
 
 __all__ = ["OVERLAP", "PARALLEL_MIN", "Part", "Plan", "merge", "plan", "pool", "scan_part"]
 
@@ -43,7 +44,10 @@ _READ: Final = 1 << 20
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 _AFTER_ALL: Final = sys.maxsize  # the tag of events emitted at the end of the input
 
-Event = tuple[int, Problem | tuple[Finding, str | None]]
+#: A found error as plain values (cheaper to pickle than the frozen record): line,
+#: end line, kind, verdict, the raw text (unmatched errors only), the JSON Lines text.
+Found = tuple[int, int, Kind, Classification, str, str | None]
+Event = tuple[int, Problem | Found]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,12 +180,10 @@ def scan_part(task: Task) -> Part:
                 continue
             text = json.dumps(finding_record(task.name, event)) if task.jsonl else None
             # The raw text is needed only for unmatched errors (the table's messages).
-            slim = (
-                event
-                if not event.matched
-                else Finding(event.line, event.end_line, event.kind, event.classification, "")
+            raw = "" if event.matched else event.text
+            part.events.append(
+                (tag, (event.line, event.end_line, event.kind, event.classification, raw, text))
             )
-            part.events.append((tag, (slim, text)))
 
     def clean(first: int, last: int) -> None:
         # Kept where a neighbour may meet this part: its first bytes and the overlap.
@@ -244,6 +246,8 @@ def merge(parts: Sequence[Part], tasks: Sequence[Task]) -> tuple[list[Event], in
 def pool(jobs: int) -> Iterator[concurrent.futures.ProcessPoolExecutor]:
     """Worker processes: forked when this process has one thread, else spawned."""
     method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
+    if method == "fork":
+        _feed.block_filter()  # the classifier and the filter, built once and inherited
     context = multiprocessing.get_context(method)
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as executor:
         yield executor
