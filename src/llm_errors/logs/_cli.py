@@ -328,8 +328,8 @@ class _Run:
             if isinstance(event, Problem):
                 self.report(path, event)
                 continue
-            line, end_line, kind, verdict, raw, text = event
-            self.tally.add(Finding(line, end_line, kind, verdict, raw))
+            _, _, _, verdict, raw, text = event
+            self.tally.count(verdict, raw)
             if text is not None:
                 sys.stdout.write(text + "\n")
         self.tally.lines += parts[-1].lines
