@@ -45,11 +45,13 @@ __all__ = ["POLICIES", "Classifier", "Explanation", "classify", "explain"]
 
 #: A stated wait longer than this turns a rate limit into a quota problem.
 LONG_RESET_SECONDS: Final = 3600.0
-_MAX_INPUT: Final = 262_144
+#: Characters of a string (or bytes) read; the rest is ignored, so any input is bounded.
+MAX_INPUT: Final = 262_144
 _MATCHED_LIMIT: Final = 200
 _WAIT_HINT_CODES: Final = frozenset({ErrorCode.RATE_LIMIT, ErrorCode.QUOTA_EXCEEDED})
 _JSON_LEAD: Final = frozenset("{ \t\r\n")
-_VERDICT_CACHE: Final = 4096
+#: Distinct verdict records kept for sharing (least recently used ones are dropped).
+VERDICT_CACHE: Final = 4096
 
 
 def _json_object(text: str) -> Mapping[object, object] | None:
@@ -125,6 +127,29 @@ class _Decision:
     matched: str | None = None
 
 
+def _long_reset(code: ErrorCode, rule_id: str, retry_after: float | None) -> tuple[ErrorCode, str]:
+    """``policy.long-reset``: a rate limit whose stated wait is over an hour is a quota."""
+    if (
+        code is ErrorCode.RATE_LIMIT
+        and retry_after is not None
+        and retry_after > LONG_RESET_SECONDS
+    ):
+        return ErrorCode.QUOTA_EXCEEDED, "policy.long-reset"
+    return code, rule_id
+
+
+def _typed(node: LlmError) -> _Decision:
+    """The decision our own error carries."""
+    return _Decision(
+        node.code,
+        node.rule or "typed",
+        Layer.TYPED,
+        status=node.status,
+        retry_after=node.retry_after,
+        matched=type(node).__name__,
+    )
+
+
 def _merge_rules(extra_rules: Iterable[Rule]) -> tuple[Rule, ...]:
     extra = tuple(extra_rules)
     for position, rule in enumerate(extra):
@@ -172,8 +197,9 @@ class Classifier:
         self._match = self._matcher.match
         self._rank = {rule.id: position for position, rule in enumerate(self.rules)}
         self._by_id = {rule.id: rule for rule in self.rules}
-        self._verdicts: dict[tuple[object, ...], Classification] = {}
-        self._text_verdicts: dict[tuple[int, int | None, float | None], Classification] = {}
+        # Verdicts repeat a lot in logs: the frozen records are shared, not rebuilt.
+        self._verdict = functools.lru_cache(maxsize=VERDICT_CACHE)(self._new_verdict)
+        self._text_verdict_for = functools.lru_cache(maxsize=VERDICT_CACHE)(self._new_text_verdict)
         self._waits = frozenset(
             i for i, rule in enumerate(self.rules) if rule.code in _WAIT_HINT_CODES
         )
@@ -181,6 +207,15 @@ class Classifier:
             code=ErrorCode.PROVIDER_ERROR,
             retryable=ErrorCode.PROVIDER_ERROR in self.retryable_codes,
         )
+
+    @property
+    def trigger_tokens(self) -> frozenset[bytes] | None:
+        """The words a text must contain to match any rule, or ``None`` if there is no such set.
+
+        For scanning many lines at once: a text without any of these (as whole
+        ``[a-z0-9_]`` tokens, lower-cased) gets the fallback verdict from the text layer.
+        """
+        return self._matcher.tokens if self._matcher.exact else None
 
     def __repr__(self) -> str:
         codes = sorted(self.retryable_codes)
@@ -190,7 +225,7 @@ class Classifier:
     def classify(self, obj: object) -> Classification:
         """Route ``obj`` (exception, message, error body or log record); never raises."""
         try:
-            if type(obj) is str and obj[:1] not in _JSON_LEAD and len(obj) <= _MAX_INPUT:
+            if type(obj) is str and obj[:1] not in _JSON_LEAD and len(obj) <= MAX_INPUT:
                 # The hot path of log scanning: most lines match no trigger at all.
                 found = self._match(obj)
                 return self._fallback if found is None else self._text_verdict(obj, found)
@@ -220,34 +255,37 @@ class Classifier:
 
     # ------------------------------------------------------------------ internals
     def _classification(self, decision: _Decision) -> Classification:
-        # Verdicts repeat a lot in logs; the frozen records are shared, not rebuilt.
-        key = (decision.code, decision.rule, decision.layer, decision.status, decision.retry_after)
-        found = self._verdicts.get(key)
-        if found is None:
-            if len(self._verdicts) >= _VERDICT_CACHE:
-                self._verdicts.clear()
-            found = self._verdicts[key] = Classification(
-                code=decision.code,
-                retryable=decision.code in self.retryable_codes,
-                retry_after=decision.retry_after,
-                status=decision.status,
-                rule=decision.rule,
-                layer=decision.layer,
-            )
-        return found
+        return self._verdict(
+            decision.code, decision.rule, decision.layer, decision.status, decision.retry_after
+        )
+
+    def _new_verdict(
+        self,
+        code: ErrorCode,
+        rule: str,
+        layer: Layer,
+        status: int | None,
+        retry_after: float | None,
+    ) -> Classification:
+        return Classification(
+            code=code,
+            retryable=code in self.retryable_codes,
+            retry_after=retry_after,
+            status=status,
+            rule=rule,
+            layer=layer,
+        )
 
     def _text_verdict(self, text: str, found: TextMatch) -> Classification:
-        # A text verdict depends on (rule, stated status, stated wait) only, and those
-        # repeat a lot in logs: the records are shared, not rebuilt.
-        retry_after = self._stated_wait(text, found)
-        key = (found.index, found.status, retry_after)
-        verdict = self._text_verdicts.get(key)
-        if verdict is None:
-            if len(self._text_verdicts) >= _VERDICT_CACHE:
-                self._text_verdicts.clear()
-            decision = self._from_text_match(found, retry_after)
-            verdict = self._text_verdicts[key] = self._classification(decision)
-        return verdict
+        # A text verdict depends on (rule, stated status, stated wait) only.
+        return self._text_verdict_for(found.index, found.status, self._stated_wait(text, found))
+
+    def _new_text_verdict(
+        self, index: int, status: int | None, retry_after: float | None
+    ) -> Classification:
+        rule = self.rules[index]
+        code, rule_id = _long_reset(rule.code, rule.id, retry_after)
+        return self._verdict(code, rule_id, Layer.TEXT, status, retry_after)
 
     def _stated_wait(self, text: str, found: TextMatch) -> float | None:
         """The wait ``text`` asks for, read only when the rule's code is a rate limit or quota."""
@@ -270,7 +308,7 @@ class Classifier:
         if isinstance(obj, BaseException):
             return self._from_exception(obj)
         if isinstance(obj, bytes | bytearray):
-            obj = bytes(obj[:_MAX_INPUT]).decode("utf-8", errors="replace")
+            obj = bytes(obj[:MAX_INPUT]).decode("utf-8", errors="replace")
         if isinstance(obj, str):
             return self._from_string(obj)
         evidence = Evidence()
@@ -281,7 +319,7 @@ class Classifier:
         return self._resolve(evidence)
 
     def _from_string(self, text: str) -> _Decision | None:
-        text = text[:_MAX_INPUT]
+        text = text[:MAX_INPUT]
         if text[:1] in _JSON_LEAD:  # cheap test first: most messages are not JSON
             stripped = text.strip()
             parsed = _json_object(stripped) if stripped[:1] == "{" else None
@@ -297,9 +335,7 @@ class Classifier:
     def _from_text_match(self, found: TextMatch, retry_after: float | None) -> _Decision:
         # The text-only case of ``_finish``, kept lean: it runs for every new text verdict.
         rule = self.rules[found.index]
-        code, rule_id = rule.code, rule.id
-        if code is ErrorCode.RATE_LIMIT and (retry_after or 0.0) > LONG_RESET_SECONDS:
-            code, rule_id = ErrorCode.QUOTA_EXCEEDED, "policy.long-reset"
+        code, rule_id = _long_reset(rule.code, rule.id, retry_after)
         return _Decision(code, rule_id, Layer.TEXT, found.status, retry_after, found.matched)
 
     def _from_exception(self, exc: BaseException) -> _Decision | None:
@@ -310,14 +346,7 @@ class Classifier:
         for node in nodes:
             if isinstance(node, LlmError):
                 if node.code is not ErrorCode.PROVIDER_ERROR:
-                    return _Decision(
-                        node.code,
-                        node.rule or "typed",
-                        Layer.TYPED,
-                        status=node.status,
-                        retry_after=node.retry_after,
-                        matched=type(node).__name__,
-                    )
+                    return _typed(node)
                 if weak_typed is None:
                     weak_typed = node
                 evidence.add_status(node.status)
@@ -339,14 +368,7 @@ class Classifier:
         if decision is None:
             decision = self._resolve(evidence)
         if decision is None and weak_typed is not None:
-            return _Decision(
-                ErrorCode.PROVIDER_ERROR,
-                weak_typed.rule or "typed",
-                Layer.TYPED,
-                status=weak_typed.status,
-                retry_after=weak_typed.retry_after,
-                matched=type(weak_typed).__name__,
-            )
+            return _typed(weak_typed)
         return decision
 
     def _from_rows(self, rows: list[ExceptionRule], evidence: Evidence) -> _Decision | None:
@@ -431,13 +453,7 @@ class Classifier:
             retry_after = next(iter(hints), None)
         if retry_after is None and text and decision.code in _WAIT_HINT_CODES:
             retry_after = retry_after_from_text(text)
-        code, rule = decision.code, decision.rule
-        if (
-            code is ErrorCode.RATE_LIMIT
-            and retry_after is not None
-            and retry_after > LONG_RESET_SECONDS
-        ):
-            code, rule = ErrorCode.QUOTA_EXCEEDED, "policy.long-reset"
+        code, rule = _long_reset(decision.code, decision.rule, retry_after)
         return _Decision(code, rule, decision.layer, status, retry_after, decision.matched)
 
 

@@ -256,6 +256,29 @@ def _gather_body(value: object, evidence: Evidence) -> None:
 
 def gather_object(obj: object, evidence: Evidence) -> bool:
     """Collect evidence from an exception or response-like object; say if it had a status."""
+    had_status = _gather_statuses(obj, evidence)
+    response = _safe_get(obj, "response")
+    if isinstance(response, Mapping):  # botocore ClientError.response
+        before = len(evidence.statuses)
+        gather_mapping(response, evidence)
+        had_status = had_status or len(evidence.statuses) > before
+    elif response is not None:
+        had_status = _gather_response(response, evidence) or had_status
+    headers = _safe_get(obj, "headers")
+    if isinstance(headers, Mapping):
+        evidence.headers.append(headers)
+    for name in ("body", "details", "error"):
+        _gather_body(_safe_get(obj, name), evidence)
+    if _is_grpc(obj):
+        _gather_grpc(obj, evidence)
+    message = _safe_get(obj, "message")
+    if isinstance(message, str):
+        evidence.add_text(message)
+    return had_status
+
+
+def _gather_statuses(obj: object, evidence: Evidence) -> bool:
+    """The object's own status attributes (a string ``status`` is an identifier)."""
     had_status = False
     for name in ("status_code", "http_status", "status", "code"):
         value = _safe_get(obj, name)
@@ -265,41 +288,33 @@ def gather_object(obj: object, evidence: Evidence) -> bool:
             had_status = True
         elif name == "status" and isinstance(value, str):
             evidence.identifiers.append(value)
-    response = _safe_get(obj, "response")
-    if isinstance(response, Mapping):  # botocore ClientError.response
-        before = len(evidence.statuses)
-        gather_mapping(response, evidence)
-        had_status = had_status or len(evidence.statuses) > before
-    elif response is not None:
-        for name in ("status_code", "status"):
-            if evidence.add_status(_safe_get(response, name)):
-                had_status = True
-                break
-        headers = _safe_get(response, "headers")
-        if isinstance(headers, Mapping):
-            evidence.headers.append(headers)
-        # The body only if it is already in memory: httpx and requests keep a read body
-        # in ``_content``; touching ``.content``/``.text`` could start network I/O.
-        content = _safe_get(response, "_content")
-        if isinstance(content, bytes) and content:
-            _gather_body(content, evidence)
-    headers = _safe_get(obj, "headers")
+    return had_status
+
+
+def _gather_response(response: object, evidence: Evidence) -> bool:
+    """A response object's status, headers and already-read body; say if it had a status."""
+    had_status = any(
+        evidence.add_status(_safe_get(response, name)) for name in ("status_code", "status")
+    )
+    headers = _safe_get(response, "headers")
     if isinstance(headers, Mapping):
         evidence.headers.append(headers)
-    for name in ("body", "details", "error"):
-        _gather_body(_safe_get(obj, name), evidence)
-    if _is_grpc(obj):
-        code = _grpc_call(obj, "code")
-        code_name = _safe_get(code, "name")
-        if isinstance(code_name, str):
-            evidence.identifiers.append(code_name)
-        details = _grpc_call(obj, "details")
-        if isinstance(details, str):
-            evidence.add_text(details)
-    message = _safe_get(obj, "message")
-    if isinstance(message, str):
-        evidence.add_text(message)
+    # The body only if it is already in memory: httpx and requests keep a read body
+    # in ``_content``; touching ``.content``/``.text`` could start network I/O.
+    content = _safe_get(response, "_content")
+    if isinstance(content, bytes) and content:
+        _gather_body(content, evidence)
     return had_status
+
+
+def _gather_grpc(obj: object, evidence: Evidence) -> None:
+    """A gRPC error's ``code().name`` and ``details()``."""
+    code_name = _safe_get(_grpc_call(obj, "code"), "name")
+    if isinstance(code_name, str):
+        evidence.identifiers.append(code_name)
+    details = _grpc_call(obj, "details")
+    if isinstance(details, str):
+        evidence.add_text(details)
 
 
 def _linked(exc: BaseException) -> Iterator[BaseException]:

@@ -39,8 +39,8 @@ _PREFIXED_KEY = _re.compile(
 
 
 #: Literal anchors: a scrubber runs only if one of its words is in the text.
-_KEY_WORDS = ("key", "auth", "token", "secret", "password")
-_KEY_PREFIXES = ("sk-", "AIza", "gsk_", "xai-", "hf_", "AKIA")
+_KEY_WORDS = _re.compile("key|auth|token|secret|password")
+_KEY_PREFIXES = _re.compile("sk-|AIza|gsk_|xai-|hf_|AKIA")
 _BASE64_MIN = 64
 #: Nothing shorter than this can hold a secret any scrubber would replace.
 _SHORTEST_SECRET = 10
@@ -66,10 +66,11 @@ def redact(text: str) -> str:
         text = _DATA_URL.sub(_data_url, text)
     if "bearer" in folded or "basic" in folded:
         text = _BEARER.sub(r"\1 <redacted>", text)
-    if any(word in folded for word in _KEY_WORDS):
+    if _KEY_WORDS.search(folded):
         text = _KEYED.sub(r"\g<k>\g<sep><redacted>", text)
-    if any(prefix in text for prefix in _KEY_PREFIXES):
+    if _KEY_PREFIXES.search(text):
         text = _PREFIXED_KEY.sub("<redacted key>", text)
-    if len(text) >= _BASE64_MIN:
+    # A base64 run holds no space, so it lies inside one whitespace-free word.
+    if len(text) >= _BASE64_MIN and max(map(len, text.split()), default=0) >= _BASE64_MIN:
         text = _BASE64_RUN.sub(lambda m: f"<redacted {len(m.group(0))} chars>", text)
     return str(text)

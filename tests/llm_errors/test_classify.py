@@ -21,6 +21,7 @@ from llm_errors import (
     classify,
     explain,
 )
+from llm_errors._classify import MAX_INPUT, VERDICT_CACHE
 
 E = ErrorCode
 
@@ -662,3 +663,28 @@ def test_repeated_text_verdicts_keep_their_own_wait_and_status():
     ]
     assert seen[4] == seen[0]
     assert classifier.explain(texts[3]).classification == seen[3]
+
+
+def test_input_beyond_the_cap_is_not_read():
+    """Only the first 256 KiB of a string (or bytes) are classified, as documented."""
+    cap = 256 * 1024
+    assert cap == MAX_INPUT
+    inside = "x " * ((cap - 40) // 2) + "rate limit exceeded"
+    beyond = "x " * (cap // 2) + "rate limit exceeded"
+    assert classify(inside).code is E.RATE_LIMIT
+    assert classify(beyond).rule == "fallback"
+    assert classify(beyond.encode()).rule == "fallback"
+    assert classify(" " + beyond).rule == "fallback"
+
+
+def test_verdict_cache_is_bounded():
+    """Thousands of distinct waits never grow the shared-verdict caches past their limit."""
+    classifier = Classifier()
+    for wait in range(VERDICT_CACHE + 100):
+        verdict = classifier.classify(f"Rate limit reached. Please try again in {wait}s.")
+        assert verdict.retry_after == wait
+    sizes = [
+        classifier._verdict.cache_info().currsize,
+        classifier._text_verdict_for.cache_info().currsize,
+    ]
+    assert max(sizes) == VERDICT_CACHE

@@ -14,6 +14,7 @@ from llm_errors import (
     error_class_for,
     make_error,
 )
+from llm_errors._taxonomy import BODY_EXCERPT_LIMIT
 
 SECRET_KEY = "sk-proj-SENTINELsecretKEY0123456789"
 SENTINEL_B64 = "iVBORw0KGgoAAAANSUhEUg" + "QUJD" * 40
@@ -114,6 +115,24 @@ def test_body_excerpt_is_bounded():
     assert err.body is not None
     assert len(err.body) < 2100
     assert err.body.endswith("more chars]")
+
+
+@pytest.mark.parametrize(
+    ("size", "cut"),
+    [
+        pytest.param(BODY_EXCERPT_LIMIT - 1, False, id="one-under"),
+        pytest.param(BODY_EXCERPT_LIMIT, False, id="at-the-limit"),
+        pytest.param(BODY_EXCERPT_LIMIT + 1, True, id="one-over"),
+    ],
+)
+def test_body_excerpt_limit_boundary(size, cut):
+    """A body of exactly ``BODY_EXCERPT_LIMIT`` characters is kept whole; one more is cut."""
+    body = ("no. " * size)[:size]  # prose: redaction leaves it alone
+    err = LlmError("x", body=body)
+    if cut:
+        assert err.body == body[:BODY_EXCERPT_LIMIT] + "…[1 more chars]"
+    else:
+        assert err.body == body
 
 
 def test_with_context_copies():

@@ -29,6 +29,7 @@ The status a matched message states is read where its 4xx/5xx tokens start
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
@@ -47,11 +48,16 @@ from llm_errors._match.prefilter import (
 from llm_errors._rules.patterns import Rule
 from llm_errors._rules.status import status_from_text, status_in_tokens
 
-__all__ = ["FLAGS", "TextMatch", "TextMatcher"]
+__all__ = ["ANCHOR_TRIES", "CACHE_LIMIT", "FLAGS", "TextMatch", "TextMatcher"]
 
 #: How every rule is compiled: case-insensitive, ``^``/``$`` at line boundaries.
 FLAGS: Final = _re.IGNORECASE | _re.MULTILINE | _re.VERSION0
-_CACHE_LIMIT: Final = 4096
+#: Plans and combined patterns kept (least recently used ones are dropped).
+CACHE_LIMIT: Final = 4096
+#: Offsets at which one anchor's rules are tried per line: bounds the work per line
+#: (a rule with an unbounded lookahead tried at every one of many repeated anchors
+#: would be quadratic). Far more than any real message repeats one anchor word.
+ANCHOR_TRIES: Final = 16
 _GROUP_PREFIX: Final = "_r"
 _ERROR_STATUS_TOKENS: Final = frozenset(str(status).encode() for status in range(400, 600))
 
@@ -170,7 +176,8 @@ class TextMatcher:
         #: The trigger tokens of all rules: a line without any matches no rule (unless
         #: some rule has substring triggers or none at all).
         self.tokens: frozenset[bytes] = frozenset(self._by_token)
-        self._exact = not self._always and not self._by_substring
+        #: Whether a line without any of :attr:`tokens` surely matches no rule.
+        self.exact: bool = not self._always and not self._by_substring
         # A plan is keyed by the trigger, anchor and way tokens a line contains; the
         # 4xx/5xx tokens are where a stated status may be.
         self._keys = self.tokens.union(
@@ -179,8 +186,9 @@ class TextMatcher:
         self._seen = self._keys | _ERROR_STATUS_TOKENS
         self._no_rule = len(self.rules)
         self._rule_of = {f"{_GROUP_PREFIX}{i}": i for i in range(len(self.rules))}
-        self._plans: dict[object, _Plan] = {}
-        self._compiled: dict[tuple[int, ...], _re.Pattern[str]] = {}
+        # What depends only on a line's token set is worked out once (bounded caches).
+        self._plan = functools.lru_cache(maxsize=CACHE_LIMIT)(self._build_plan)
+        self._pattern = functools.lru_cache(maxsize=CACHE_LIMIT)(self._compile)
 
     # ------------------------------------------------------------------ public
     def candidates(self, text: str) -> tuple[int, ...]:
@@ -194,25 +202,39 @@ class TextMatcher:
             text.encode().translate(TOKEN_TABLE) if text.isascii() else translate(text)
         )
         tokens = translated.split()
-        if self._exact and self.tokens.isdisjoint(tokens):
+        if self.exact and self.tokens.isdisjoint(tokens):
             return None  # the fast negative path: most log lines end here
         hits = self._seen.intersection(tokens)
         statuses = None if _ERROR_STATUS_TOKENS.isdisjoint(hits) else _ERROR_STATUS_TOKENS & hits
         key = hits if statuses is None else self._keys & hits
-        plan = (self._plans.get(key) if self._exact else None) or self._plan_for(text, key)
+        plan = self._plan(self._plan_key(text, key))
         if not plan.candidates:
             return None
+        padded = b" " + translated + b" "  # a token is ``b" " + token + b" "`` in here
+        best, found = self._best(text, padded, plan)
+        if found is None:
+            return None
+        if not text.isascii():  # a regex digit may be a non-ASCII digit, which is no token
+            status = status_from_text(text)
+        else:
+            status = status_in_tokens(text, padded, statuses) if statuses else None
+        return TextMatch(best, found, status)
+
+    def _best(self, text: str, padded: bytes, plan: _Plan) -> tuple[int, _re.Match[str] | None]:
+        """The best rule of ``plan`` matching ``text``: searched ones, then anchored tries."""
         best, found = self._no_rule, None
         if plan.scanned:
             found = self._search(text, plan.scanned)
             if found is not None:
                 best = self._rule_of[found.lastgroup or ""]
-        padded = b" " + translated + b" "  # a token is ``b" " + token + b" "`` in here
         for first, needle, pattern in plan.tries:
             if best <= first:
                 break  # no rule anchored here can beat the best so far
             at = padded.find(needle)
-            while at >= 0:  # ``padded`` is shifted by one, so ``at`` is the text offset
+            tries = 0
+            while at >= 0 and tries < ANCHOR_TRIES:
+                # ``padded`` is shifted by one, so ``at`` is the text offset.
+                tries += 1
                 tried = pattern.match(text, at)
                 if tried is not None:
                     index = self._rule_of[tried.lastgroup or ""]
@@ -221,13 +243,7 @@ class TextMatcher:
                         if index == first:
                             break
                 at = padded.find(needle, at + len(needle) - 1)
-        if found is None:
-            return None
-        if not text.isascii():  # a regex digit may be a non-ASCII digit, which is no token
-            status = status_from_text(text)
-        else:
-            status = status_in_tokens(text, padded, statuses) if statuses else None
-        return TextMatch(best, found, status)
+        return best, found
 
     def search_all_rules(self, text: str) -> TextMatch | None:
         """The first matching rule found by searching every rule (a reference for tests)."""
@@ -238,16 +254,16 @@ class TextMatcher:
 
     # ------------------------------------------------------------------ internals
     def _plan_for(self, text: str, hits: frozenset[bytes]) -> _Plan:
-        key: object = hits
-        if self._by_substring:
-            low = lowered(text)
-            key = (hits, tuple(sub for sub, _ in self._by_substring if sub in low))
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._build_plan(hits, key)
-        return plan
+        return self._plan(self._plan_key(text, hits))
 
-    def _build_plan(self, hits: frozenset[bytes], key: object) -> _Plan:
+    def _plan_key(self, text: str, hits: frozenset[bytes]) -> object:
+        if not self._by_substring:
+            return hits
+        low = lowered(text)
+        return (hits, tuple(sub for sub, _ in self._by_substring if sub in low))
+
+    def _build_plan(self, key: object) -> _Plan:
+        hits: frozenset[bytes] = key[0] if isinstance(key, tuple) else key  # type: ignore[assignment]
         found = set(self._always)
         for token in hits:
             found |= self._by_token.get(token, frozenset())
@@ -272,25 +288,15 @@ class TextMatcher:
             _Try(rules[0], b" " + anchor + b" ", self._pattern(tuple(rules)))
             for anchor, rules in by_anchor.items()
         )
-        plan = _Plan(
+        return _Plan(
             candidates=tuple(candidates),
             scanned=tuple(i for i in candidates if not self._anchors[i]),
             tries=tuple(tries),
         )
-        if len(self._plans) >= _CACHE_LIMIT:
-            self._plans.clear()
-        self._plans[key] = plan
-        return plan
 
-    def _pattern(self, candidates: tuple[int, ...]) -> _re.Pattern[str]:
-        pattern = self._compiled.get(candidates)
-        if pattern is None:
-            if len(self._compiled) >= _CACHE_LIMIT:
-                self._compiled.clear()
-            source = "|".join(_alternative(i, self.rules[i].pattern) for i in candidates)
-            pattern = _re.compile(source, FLAGS)
-            self._compiled[candidates] = pattern
-        return pattern
+    def _compile(self, candidates: tuple[int, ...]) -> _re.Pattern[str]:
+        source = "|".join(_alternative(i, self.rules[i].pattern) for i in candidates)
+        return _re.compile(source, FLAGS)
 
     def _search(self, text: str, candidates: tuple[int, ...]) -> _re.Match[str] | None:
         # One search finds the leftmost match; a rule listed earlier may still match

@@ -30,14 +30,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
 
-try:  # CPython >= 3.11 names the parser ``re._parser``; older ones ``sre_parse``.
-    from re import _constants as _sre_c  # type: ignore[attr-defined]
-    from re import _parser as _sre_parse  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - only on interpreters without the private module
-    _sre_parse = None
-    _sre_c = None
+# The standard library's private parser (``re._parser``, CPython 3.11-3.13, which the
+# package supports): tests/llm_errors/match/test_prefilter.py checks every built-in
+# rule gets triggers and anchors from it, so a change in it shows up as a failure.
+from re import _constants as _sre_c  # type: ignore[attr-defined]
+from re import _parser as _sre_parse  # type: ignore[attr-defined]
+from typing import Any, Final
 
 __all__ = [
     "COMMON",
@@ -317,7 +316,6 @@ def _literal(code: int) -> tuple[str, ...]:
 
 
 def _class_expansions(items: Sequence[tuple[Any, Any]]) -> set[tuple[str, ...]]:
-    assert _sre_c is not None  # noqa: S101 - only reached when the parser imported
     separator_categories = {
         _sre_c.CATEGORY_SPACE,
         _sre_c.CATEGORY_NOT_WORD,
@@ -365,46 +363,59 @@ def _concat(left: set[tuple[str, ...]], right: set[tuple[str, ...]]) -> set[tupl
     return {a + b for a, b in itertools.product(left, right)}
 
 
+def _expand_at(av: Any) -> set[tuple[str, ...]]:
+    c = _sre_c
+    if av == c.AT_NON_BOUNDARY:
+        return {()}
+    if av in (
+        c.AT_BOUNDARY,
+        c.AT_BEGINNING,
+        c.AT_BEGINNING_LINE,
+        c.AT_BEGINNING_STRING,
+        c.AT_END,
+        c.AT_END_LINE,
+        c.AT_END_STRING,
+    ):
+        return {(_BOUND,)}
+    return {(_ANY,)}
+
+
+def _expand_repeat(av: Any) -> set[tuple[str, ...]]:
+    low, high, body = av
+    inner = _expand(body)
+    empty: set[tuple[str, ...]] = {()} if low == 0 else set()
+    if high == 0:
+        return {()}
+    if high == 1:
+        return inner | empty
+    if all(_is_separator_expansion(e) for e in inner):
+        return {(_SEP,)} | empty
+    return {(_ANY,)} | empty
+
+
+def _expand_branch(av: Any) -> set[tuple[str, ...]]:
+    union: set[tuple[str, ...]] = set()
+    for alternative in av[1]:
+        union |= _expand(alternative)
+    return union if len(union) <= _MAX_EXPANSIONS else {(_ANY,)}
+
+
 def _expand_item(op: Any, av: Any) -> set[tuple[str, ...]]:
     c = _sre_c
-    assert c is not None  # noqa: S101 - only reached when the parser imported
     if op is c.LITERAL:
         return {_literal(av)}
     if op is c.IN:
         return _class_expansions(av)
     if op is c.AT:
-        if av == c.AT_NON_BOUNDARY:
-            return {()}
-        if av in (
-            c.AT_BOUNDARY,
-            c.AT_BEGINNING,
-            c.AT_BEGINNING_LINE,
-            c.AT_BEGINNING_STRING,
-            c.AT_END,
-            c.AT_END_LINE,
-            c.AT_END_STRING,
-        ):
-            return {(_BOUND,)}
-        return {(_ANY,)}
+        return _expand_at(av)
     if op is c.SUBPATTERN:
         return _expand(av[-1])
     if op is c.ATOMIC_GROUP:
         return _expand(av)
     if op is c.BRANCH:
-        union: set[tuple[str, ...]] = set()
-        for alternative in av[1]:
-            union |= _expand(alternative)
-        return union if len(union) <= _MAX_EXPANSIONS else {(_ANY,)}
-    if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
-        low, high, body = av
-        inner = _expand(body)
-        if high == 0:
-            return {()}
-        if high == 1:
-            return inner | ({()} if low == 0 else set())
-        if all(_is_separator_expansion(e) for e in inner):
-            return {(_SEP,)} | ({()} if low == 0 else set())
-        return {(_ANY,)} | ({()} if low == 0 else set())
+        return _expand_branch(av)
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+        return _expand_repeat(av)
     if op in (c.ASSERT, c.ASSERT_NOT):
         return {()}  # zero-width: consumes nothing, so it neither adds nor splits tokens
     return {(_ANY,)}
@@ -487,8 +498,6 @@ def _minimal(
 
 def derive_triggers(pattern: str) -> Triggers:
     """The trigger tokens (or, failing that, substrings) and anchors of a rule pattern."""
-    if _sre_parse is None:  # pragma: no cover - see the import above
-        return _ALWAYS
     try:
         tree = _sre_parse.parse(pattern, 0)
         expansions = _expand(tree)

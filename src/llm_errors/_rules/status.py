@@ -207,6 +207,10 @@ def status_from_text(text: str) -> int | None:
 #: the last digit of ``HTTP/1.1``.
 _CONTEXT_ENDS: Final = (b"http", b"status", b"code", b"error", *(b"%d" % d for d in range(10)))
 _MAX_GAP: Final = 3
+# Bytes looked at before a number: the gap and the longest context end, with room to spare.
+_WINDOW: Final = 16
+#: Numbers in a possible status context checked per line (the first status wins).
+_MAX_TRIES: Final = 32
 
 
 def status_in_tokens(text: str, padded: bytes, numbers: Iterable[bytes]) -> int | None:
@@ -222,13 +226,17 @@ def status_in_tokens(text: str, padded: bytes, numbers: Iterable[bytes]) -> int 
     for number in numbers:
         needle = b" " + number + b" "
         at = padded.find(needle)
-        while at >= 0:  # ``padded`` is shifted by one, so ``at`` is the text offset
-            before = padded[: at + 1]
+        # The first ``_MAX_TRIES`` places of each number hold the first ones of all.
+        kept = 0
+        while at >= 0 and kept < _MAX_TRIES:  # ``padded`` is shifted by one: text offsets
+            before = padded[max(0, at + 1 - _WINDOW) : at + 1]  # bounded: linear time
             word = before.rstrip()
             if len(before) - len(word) <= _MAX_GAP and word.endswith(_CONTEXT_ENDS):
                 offsets.append(at)
+                kept += 1
             at = padded.find(needle, at + len(needle) - 1)
-    for offset in sorted(offsets):
+    # At most ``_MAX_TRIES`` regex calls: a line of thousands of numbers stays linear.
+    for offset in sorted(offsets)[:_MAX_TRIES]:
         found = _STATUS_IN_TEXT.match(text, offset)
         if found is not None:
             return int(found.group(1))

@@ -42,9 +42,11 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 class Readable(Protocol):
-    """What line reading needs: a file opened in binary, stdin's buffer, a gzip stream."""
+    """What reading needs: a file opened in binary, stdin's buffer, a gzip stream."""
 
     def readline(self, size: int, /) -> bytes: ...
+
+    def read(self, size: int, /) -> bytes: ...
 
 
 class InputError(Exception):

@@ -111,17 +111,31 @@ def render_table(tally: Tally, *, top: int = 10, field: str | None = None) -> st
     return "\n".join(out) + "\n"
 
 
-def render_progress(label: str, done: int, total: int, elapsed: float) -> str:
-    """One progress-bar line, e.g. ``app.log [#####.....]  50%  512/1024 MiB  210 MiB/s``."""
+def render_progress(
+    label: str, done: int, total: int | None, elapsed: float, *, lines: int | None = None
+) -> str:
+    """One progress-bar line.
+
+    With a known size: ``app.log [#####.....]  50%  512/1,024 MiB  210.3 MiB/s  ETA 0:02``;
+    without one (stdin, gzip): ``<stdin>  1,234,567 lines  512 MiB  210.3 MiB/s``.
+    """
     if len(label) > _LABEL_WIDTH:
         label = "…" + label[-(_LABEL_WIDTH - 1) :]
+    speed = done / elapsed if elapsed > 0 else 0.0
+    rate = f"{speed / _MIB:,.1f} MiB/s" if elapsed > 0 else "- MiB/s"
+    if total is None:
+        counted = "" if lines is None else f"{lines:,} lines  "
+        return f"{label:<{_LABEL_WIDTH}}  {counted}{done / _MIB:,.0f} MiB  {rate}"
     fraction = min(done / total, 1.0) if total else 1.0
     filled = round(fraction * _BAR_WIDTH)
     bar = "#" * filled + "." * (_BAR_WIDTH - filled)
-    rate = f"{done / _MIB / elapsed:,.0f} MiB/s" if elapsed > 0 else "- MiB/s"
+    eta = ""
+    if speed > 0 and done < total:
+        minutes, seconds = divmod(round((total - done) / speed), 60)
+        eta = f"  ETA {minutes}:{seconds:02d}"
     return (
         f"{label:<{_LABEL_WIDTH}} [{bar}] {fraction:>4.0%}  "
-        f"{done / _MIB:,.0f}/{total / _MIB:,.0f} MiB  {rate}"
+        f"{done / _MIB:,.0f}/{total / _MIB:,.0f} MiB  {rate}{eta}"
     )
 
 

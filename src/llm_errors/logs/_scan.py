@@ -42,7 +42,9 @@ from llm_errors.logs._traceback import ParsedTraceback, TracebackParser, match_h
 
 __all__ = [
     "EXCERPT_LIMIT",
+    "MARKER_HINTS",
     "MISSING",
+    "TRACEBACK_HINT",
     "Finding",
     "InputMode",
     "Problem",
@@ -81,30 +83,29 @@ _LEVEL_VALUE = re.compile(
     re.VERBOSE,
 )
 _LEVEL_KEYS_TEXT = ("evel", "EVEL", "everity", "EVERITY", "lvl", "LVL")
-# Every marker contains one of these substrings, and most lines contain none: one
-# search for plain literals is cheaper than any marker search.
-_MARKER_HINT = re.compile(
-    "|".join(
-        re.escape(hint)
-        for hint in (
-            "ERR",
-            "CRIT",
-            "FATAL",
-            "SEVERE",
-            "PANIC",
-            "ALERT",
-            "EMERG",
-            "rror",
-            "xception",
-            "Traceback",
-            "anic:",
-            "Uncaught",
-            "Unhandled",
-            *_LEVEL_KEYS_TEXT,
-        )
-    )
+#: Every marker contains one of these substrings, and most lines contain none: one
+#: search for plain literals is cheaper than any marker search (the CLI's block
+#: filter looks for them too).
+MARKER_HINTS: Final = (
+    "ERR",
+    "CRIT",
+    "FATAL",
+    "SEVERE",
+    "PANIC",
+    "ALERT",
+    "EMERG",
+    "rror",
+    "xception",
+    "Traceback",
+    "anic:",
+    "Uncaught",
+    "Unhandled",
+    *_LEVEL_KEYS_TEXT,
 )
-_TRACEBACK_HINT = "most recent call last):"
+_MARKER_HINT = re.compile("|".join(re.escape(hint) for hint in MARKER_HINTS))
+#: What every traceback header line contains.
+TRACEBACK_HINT: Final = "most recent call last):"
+_TOO_DEEP: Final = "JSON nested too deeply to read; scanned as plain text"
 _LEVEL_KEYS = ("level", "levelname", "severity", "log.level", "lvl")
 _ERROR_LEVELS = frozenset(
     {"err", "error", "crit", "critical", "fatal", "severe", "panic", "alert", "emerg", "emergency"}
@@ -266,7 +267,7 @@ def _classify_traceback(parsed: ParsedTraceback, classify: Classify) -> tuple[Cl
 
 def _embedded_traceback(text: str) -> ParsedTraceback | None:
     """The first traceback inside a multi-line string (a JSON log field), if any."""
-    if _TRACEBACK_HINT not in text:
+    if TRACEBACK_HINT not in text:
         return None
     lines = iter(text.splitlines())
     for line in lines:
@@ -296,7 +297,7 @@ def subjects(text: str) -> list[object]:
     if text.lstrip().startswith("{"):
         try:
             value = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # a hostile paste must not end the command
             return [text]
         if isinstance(value, dict):
             return [value, text]
@@ -382,13 +383,18 @@ class Scanner:
         ):
             parsed = self._parse_json(number, text)
             if not isinstance(parsed, Problem):
-                self._release(out)
-                finding = self._record(number, parsed)
-                if finding is not None:
-                    out.append(finding)
-                return out
+                try:
+                    finding = self._record(number, parsed)
+                except RecursionError:  # parsed, but too deep to walk or re-encode
+                    parsed = Problem(ProblemKind.BAD_JSON, number, _TOO_DEEP)
+                else:
+                    self.records += 1
+                    self._release(out)
+                    if finding is not None:
+                        out.append(finding)
+                    return out
             out.append(parsed)
-        if _TRACEBACK_HINT in text:
+        if TRACEBACK_HINT in text:
             header = match_header(text)
             if header is not None:
                 self._traceback = TracebackParser(*header)
@@ -399,6 +405,25 @@ class Scanner:
             out.append(self._held)
         self._held = self._line(number, text)
         return out or _NOTHING
+
+    @property
+    def in_traceback(self) -> bool:
+        """Whether a traceback is open (every next line must be fed, one by one)."""
+        return self._traceback is not None
+
+    @property
+    def clean(self) -> bool:
+        """Whether the state is the initial one: no open traceback, no held finding."""
+        return self._traceback is None and self._held is None
+
+    def gap(self) -> Sequence[Finding]:
+        """Skip lines that are not errors (no trigger, marker, JSON or traceback header).
+
+        Feeding them one by one would only release the held finding, which this does.
+        Only valid when no traceback is open.
+        """
+        held, self._held = self._held, None
+        return _NOTHING if held is None else (held,)
 
     def finish(self) -> list[Finding | Problem]:
         """The end of the input: close an open traceback, release a held finding."""
@@ -438,13 +463,14 @@ class Scanner:
         except ValueError as exc:
             detail = f"not valid JSON ({exc}); scanned as plain text"
             return Problem(ProblemKind.BAD_JSON, number, detail)
+        except RecursionError:
+            return Problem(ProblemKind.BAD_JSON, number, _TOO_DEEP)
         if not isinstance(value, dict):
             detail = f"a JSON {type(value).__name__}, not an object; scanned as plain text"
             return Problem(ProblemKind.BAD_JSON, number, detail)
         return value
 
     def _record(self, number: int, record: Mapping[str, object]) -> Finding | None:
-        self.records += 1
         subject: object = record
         if self._field is not None:
             subject = lookup(record, self._field)

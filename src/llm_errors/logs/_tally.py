@@ -7,8 +7,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
 
+from llm_errors._classification import Classification, Layer
 from llm_errors._taxonomy import ErrorCode
-from llm_errors.logs._scan import Finding, Problem, ProblemKind
+from llm_errors.logs._scan import Finding, Problem, ProblemKind, excerpt
 
 __all__ = ["CappedCounter", "Tally", "normalise"]
 
@@ -109,15 +110,18 @@ class Tally:
 
     def add(self, finding: Finding) -> None:
         """Count one error."""
-        verdict = finding.classification
+        self.count(finding.classification, finding.text)
+
+    def count(self, verdict: Classification, text: str) -> None:
+        """Count one error by its verdict; ``text`` (raw) is read only if it is unmatched."""
         self.errors += 1
         self.by_code[verdict.code] += 1
         self.by_rule[verdict.rule, verdict.code] += 1
         self.retryable += verdict.retryable
         self.retryable_by_code[verdict.code] += verdict.retryable
-        if not finding.matched:
+        if verdict.layer is Layer.FALLBACK:
             self.unmatched += 1
-            self.unmatched_messages.add(normalise(finding.message))
+            self.unmatched_messages.add(normalise(excerpt(text)))
 
     def add_problem(self, source: str, problem: Problem) -> None:
         """Count one problem; unreadable files are also remembered by name (the first few)."""

@@ -420,3 +420,66 @@ def test_explain_unmatched(capsys):
         "fallback",
         None,
     )
+
+
+def _nested(depth):
+    return '{"level":"error","a":' * depth + '"rate limit exceeded"' + "}" * depth
+
+
+@pytest.mark.parametrize(
+    "depth",
+    [
+        pytest.param(990, id="parses-but-too-deep-to-walk"),
+        pytest.param(5_000, id="too-deep-to-parse"),
+    ],
+)
+def test_deeply_nested_record_is_a_bad_line_and_the_run_goes_on(capsys, tmp_path, depth):
+    """A record nested thousands deep is a bad JSON line with its number; the run goes on."""
+    first = tmp_path / "deep.jsonl"
+    first.write_text(
+        '{"level":"info","msg":"ok"}\n' + _nested(depth) + "\n"
+        '{"level":"error","msg":"Error code: 503 - upstream connect error"}\n'
+    )
+    second = tmp_path / "next.log"
+    second.write_text("ERROR openai.APIConnectionError: Connection error.\n")
+    status, out, err = run(capsys, "classify", "--format", "jsonl", str(first), str(second))
+    assert status == EXIT_OK
+    assert f"{first}:2: bad JSON line: JSON nested too deeply to read" in err
+    assert "RecursionError" not in err
+    assert [(r["file"], r["line"]) for r in records(out)] == [
+        (str(first), 2),
+        (str(first), 3),
+        (str(second), 1),
+    ]
+    assert "1 bad JSON line" in err
+
+
+def test_explain_deeply_nested_stdin(capsys, monkeypatch):
+    """``explain -`` of a record nested 5,000 deep explains it as text instead of crashing."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(_nested(5_000)))
+    status, out, _ = run(capsys, "explain", "--json", "-")
+    assert status == EXIT_OK
+    assert json.loads(out)["code"] == "RATE_LIMIT"
+
+
+def test_progress_on_stdin_has_lines_and_no_percentage(capsys, monkeypatch):
+    """On stdin the bar shows lines and bytes read and the speed, without a percentage."""
+    monkeypatch.setattr(
+        sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(TRACEBACK_LOG.encode())))
+    )
+    status, _, err = run(capsys, "classify", "--format", "jsonl", "--progress", "always", "-")
+    assert status == EXIT_OK
+    bar = err.split("\r")[1]
+    assert "8 lines" in bar
+    assert "MiB/s" in bar
+    assert "%" not in bar
+
+
+def test_progress_auto_waits_a_second(capsys, traceback_log, monkeypatch):
+    """``--progress auto`` on a terminal draws nothing for a run shorter than a second."""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    status, _, err = run(
+        capsys, "classify", "--format", "jsonl", "--progress", "auto", traceback_log
+    )
+    assert status == EXIT_OK
+    assert "MiB" not in err

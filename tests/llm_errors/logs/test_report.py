@@ -112,7 +112,14 @@ def test_render_progress():
     line = render_progress("app.log", 512 << 20, 1024 << 20, 2.0)
     assert line.startswith("app.log ")
     assert "[############............]  50%" in line
-    assert line.endswith("512/1,024 MiB  256 MiB/s")
+    assert line.endswith("512/1,024 MiB  256.0 MiB/s  ETA 0:02")
+
+
+def test_render_progress_without_a_size():
+    """On stdin or gzip: lines and bytes read and the speed with one decimal, no percentage."""
+    line = render_progress("<stdin>", 3 << 19, None, 2.0, lines=12_345)
+    assert line.split() == ["<stdin>", "12,345", "lines", "2", "MiB", "0.8", "MiB/s"]
+    assert "%" not in line
 
 
 def test_render_progress_long_label_keeps_its_end():

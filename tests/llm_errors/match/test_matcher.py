@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llm_errors import RULES, Classifier, ErrorCode, Rule
-from llm_errors._match.matcher import FLAGS, TextMatcher
+from llm_errors._match.matcher import CACHE_LIMIT, FLAGS, TextMatcher
 from llm_errors._rules.status import status_from_text
 
 MATCHER = Classifier()._matcher
@@ -141,3 +141,14 @@ def test_empty_text():
     """Empty text matches nothing."""
     assert MATCHER.match("") is None
     assert MATCHER.search_all_rules("") is None
+
+
+def test_plan_and_pattern_caches_are_bounded():
+    """Lines with thousands of distinct trigger sets never grow the plan caches past their limit."""
+    matcher = TextMatcher(RULES)
+    words = sorted(token.decode() for token in matcher.tokens)
+    for first in words[:150]:
+        for second in words[:150]:
+            matcher.match(f"{first} {second} x")
+    assert matcher._plan.cache_info().currsize == CACHE_LIMIT
+    assert matcher._pattern.cache_info().currsize <= CACHE_LIMIT

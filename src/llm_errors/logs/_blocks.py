@@ -1,0 +1,191 @@
+"""Read an input in blocks of whole lines, and find the lines worth a closer look.
+
+Most lines of an application log hold no error: no trigger word of any rule, no
+error marker, no JSON object, no traceback header. For such a line the per-line
+scan does nothing but release a held finding. So the scan reads about
+:data:`BLOCK_SIZE` bytes at a time, and one native call per block (a Hyperscan
+database of the rules' trigger words, the marker hints and a few special cases)
+reports the end of every line that *might* matter. Only those lines are decoded
+and fed to the :class:`~llm_errors.logs.Scanner` one by one; a run of other lines
+is one :meth:`~llm_errors.logs.Scanner.gap`. The filter is a superset test, so the
+findings are exactly those of the per-line scan (``tests/llm_errors/test_same_verdicts.py``
+checks both paths give the recorded findings).
+
+Hyperscan (the ``hyperscan`` package, the ``fast`` extra) is optional: without it
+:func:`line_filter` returns ``None`` and the scan reads line by line, as before.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+import zlib
+from collections.abc import Callable, Generator, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+from llm_errors._classify import MAX_INPUT
+from llm_errors.logs._input import LINE_LIMIT, InputError, Readable
+from llm_errors.logs._scan import MARKER_HINTS, TRACEBACK_HINT
+
+__all__ = ["BLOCK_SIZE", "CutLine", "LineFilter", "iter_blocks", "line_filter"]
+
+#: Bytes read at a time (the last partial line is carried to the next block).
+BLOCK_SIZE: Final = 1 << 20
+
+# What makes a line worth the per-line scan, besides a trigger word of a rule: every
+# error marker of ``_scan.has_marker`` contains one of the hints.
+_MARKER_HINTS: Final = (*MARKER_HINTS, TRACEBACK_HINT)
+# Lines the cheap paths would treat differently: a JSON object (after any leading
+# space; a non-ASCII first character is taken to be space, to be safe), NUL and ESC
+# (binary data, ANSI colours), and the characters IGNORECASE folds to ASCII letters.
+_SPECIAL: Final = (
+    rb"^[\t\x0b\x0c\r \x1c-\x1f]*(?:\{|[\x80-\xff])|[\x00\x1b]"
+    rb"|\xc5\xbf|\xc4\xb0|\xc4\xb1|\xe2\x84\xaa"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CutLine:
+    """A line longer than the line limit: its first ``chunk`` bytes, ``cut`` bytes skipped."""
+
+    chunk: bytes
+    cut: int
+
+
+class LineFilter:
+    """One Hyperscan database: reports the end of each line that may hold an error."""
+
+    def __init__(self, hyperscan: Any, tokens: Iterable[bytes]) -> None:
+        words = b"|".join(re.escape(token) for token in sorted(tokens))
+        hints = "|".join(re.escape(hint) for hint in _MARKER_HINTS).encode()
+        # One pattern, reported once per line at its end: ``[^\n]*$`` runs to the line
+        # end, and Hyperscan reports each end offset of a pattern once.
+        pattern = rb"(?:(?i:\b(?:" + words + rb")\b)|" + hints + rb"|" + _SPECIAL + rb")[^\n]*$"
+        self._database = hyperscan.Database()
+        self._database.compile(
+            expressions=[pattern], ids=[0], elements=1, flags=[hyperscan.HS_FLAG_MULTILINE]
+        )
+
+    def ends(self, block: bytes) -> list[int]:
+        """Offsets of the newline (or the block's end) closing each line worth a look, in order."""
+        found: list[int] = []
+        add = found.append
+
+        def on_match(_id: int, _start: int, end: int, _flags: int, _context: object) -> None:
+            add(end)
+
+        self._database.scan(block, match_event_handler=on_match)
+        if len(block) > MAX_INPUT:
+            found = sorted({*found, *_long_line_ends(block)})
+        return found
+
+
+def _long_line_ends(block: bytes) -> list[int]:
+    """Ends of lines longer than the classifier's input cap (their cut could make a token).
+
+    Jumps ``MAX_INPUT`` bytes at a time and looks back for a newline: linear in the block.
+    """
+    ends: list[int] = []
+    start = 0
+    size = len(block)
+    while start + MAX_INPUT < size:
+        newline = block.rfind(b"\n", start, start + MAX_INPUT + 1)
+        if newline >= 0:
+            start = newline + 1
+            continue
+        end = block.find(b"\n", start + MAX_INPUT)
+        ends.append(size if end < 0 else end)
+        start = size if end < 0 else end + 1
+    return ends
+
+
+@functools.cache
+def _hyperscan() -> Any:
+    try:
+        return importlib.import_module("hyperscan")
+    except ImportError:
+        return None
+
+
+@functools.cache
+def _filter_for(tokens: frozenset[bytes]) -> LineFilter | None:
+    module = _hyperscan()
+    return None if module is None else LineFilter(module, tokens)
+
+
+def line_filter(tokens: frozenset[bytes]) -> LineFilter | None:
+    """The block filter for these trigger tokens, or ``None`` without Hyperscan."""
+    return _filter_for(tokens)
+
+
+def iter_blocks(
+    stream: Readable, limit: int = LINE_LIMIT, size: int = BLOCK_SIZE
+) -> Iterator[bytes | CutLine]:
+    """Blocks of whole lines (the last one may lack its newline at the end of input).
+
+    A line longer than ``limit`` bytes comes alone as a :class:`CutLine`, exactly as
+    :func:`~llm_errors.logs.iter_lines` cuts it. ``size`` must not exceed ``limit``.
+
+    Raises:
+        InputError: reading failed (an I/O error, a corrupt or truncated gzip stream).
+    """
+    lines = 0
+    carry = b""
+    # ``read1`` returns what is there: on a truncated gzip stream every whole line
+    # before the damage is yielded before the error, as line-by-line reading does.
+    read: Callable[[int], bytes] = getattr(stream, "read1", stream.read)
+    try:
+        while data := read(size):
+            buffer = carry + data if carry else data
+            # Only the line that spans the carry and the new data can be over the limit.
+            start = carry.rfind(b"\n") + 1
+            end = buffer.find(b"\n", len(carry))
+            if (end if end >= 0 else len(buffer)) - start >= limit:
+                if start:
+                    lines += buffer.count(b"\n", 0, start)
+                    yield buffer[:start]
+                stop = len(buffer) if end < 0 else end + 1
+                carry = (yield from _cut(read, buffer[start:stop], limit, size)) + buffer[stop:]
+                lines += 1
+                continue
+            last = buffer.rfind(b"\n")
+            if last < 0:
+                carry = buffer
+                continue
+            block, carry = buffer[: last + 1], buffer[last + 1 :]
+            lines += block.count(b"\n")
+            yield block
+        if carry:
+            yield carry
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"reading failed: {exc}", lines + 1) from exc
+
+
+def _cut(
+    read: Callable[[int], bytes], line: bytes, limit: int, size: int
+) -> Generator[CutLine, None, bytes]:
+    """Yield ``line``'s first ``limit`` bytes and skip to its end; return what follows it.
+
+    ``line`` starts a line, has at least ``limit`` bytes, and holds a newline only as
+    its last byte if at all. The count of skipped bytes leaves out the line ending,
+    as :func:`~llm_errors.logs.iter_lines` does.
+    """
+    chunk, rest = line[:limit], line[limit:]
+    # Line reading takes the rest in pieces of ``limit`` bytes and leaves the line
+    # ending of the last piece out of the count: the last ``limit`` bytes suffice.
+    total, last = 0, b""
+    while True:
+        newline = rest.find(b"\n")
+        piece = rest if newline < 0 else rest[: newline + 1]
+        total += len(piece)
+        last = (last + piece)[-limit:]
+        if newline >= 0:
+            final = last[len(last) - (total - (total - 1) // limit * limit) :]
+            yield CutLine(chunk, total - (len(final) - len(final.rstrip(b"\r\n"))))
+            return rest[newline + 1 :]
+        rest = read(size)
+        if not rest:
+            yield CutLine(chunk, total)
+            return b""

@@ -1,0 +1,141 @@
+"""Feed an input's lines to a :class:`~llm_errors.logs.Scanner`: line by line, or by blocks.
+
+The block path (:mod:`llm_errors.logs._blocks`) feeds only the lines its filter
+reports, and a run of other lines is one :meth:`~llm_errors.logs.Scanner.gap`;
+while a traceback is open, every line is fed. Both paths give the same events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Final
+
+from llm_errors._classify import _default
+from llm_errors.logs import _blocks
+from llm_errors.logs._blocks import CutLine, LineFilter, iter_blocks, line_filter
+from llm_errors.logs._input import Readable, decode_line, iter_lines
+from llm_errors.logs._scan import Finding, Problem, Scanner
+
+__all__ = ["Feeder", "block_filter"]
+
+_PROGRESS_EVERY: Final = 4096  # lines between progress callbacks on the line-by-line path
+
+Events = Callable[[Sequence[Finding | Problem]], None]
+
+
+def block_filter() -> LineFilter | None:
+    """The block filter for the default classifier, if Hyperscan is there and it applies."""
+    tokens = _default().trigger_tokens
+    return None if tokens is None else line_filter(tokens)
+
+
+def _utf8(block: bytes) -> bool:
+    if block.isascii():
+        return True
+    try:
+        block.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _lines_of(block: bytes) -> list[bytes]:
+    lines = block.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+class Feeder:
+    """Feeds lines to ``scanner``, numbering them from ``number + 1``; events go to ``emit``.
+
+    ``clean`` (optional) is told each line number after which the scanner's state is
+    the initial one; the parallel scan uses it to find where two workers agree.
+    """
+
+    def __init__(
+        self,
+        scanner: Scanner,
+        emit: Events,
+        *,
+        number: int = 0,
+        clean: Callable[[int, int], None] | None = None,
+    ) -> None:
+        self.scanner = scanner
+        self.number = number
+        self.bytes = 0
+        self._emit = emit
+        self._clean = clean
+
+    def read(
+        self, stream: Readable, found: LineFilter | None, progress: Callable[[], None]
+    ) -> None:
+        """Read ``stream`` to its end (by blocks when ``found`` is given)."""
+        if found is None:
+            for raw, cut in iter_lines(stream):
+                self.number += 1
+                self.bytes += len(raw) + cut
+                self.line(raw, cut)
+                if not self.number % _PROGRESS_EVERY:
+                    progress()
+            return
+        for block in iter_blocks(stream, size=_blocks.BLOCK_SIZE):
+            if isinstance(block, CutLine):
+                self.number += 1
+                self.bytes += len(block.chunk) + block.cut
+                self.line(block.chunk, block.cut)
+            elif self.number == 0 or not _utf8(block):  # a BOM, bad bytes: line by line
+                for raw in _lines_of(block):
+                    self.number += 1
+                    self.line(raw, 0)
+            else:
+                self.block(block, found)
+            if not isinstance(block, CutLine):
+                self.bytes += len(block)
+            progress()
+
+    def line(self, raw: bytes, cut: int) -> None:
+        """Feed the line numbered :attr:`number`."""
+        text, problems = decode_line(self.number, raw, cut)
+        if problems:
+            self._emit(problems)
+        if text is not None and (events := self.scanner.feed(self.number, text)):
+            self._emit(events)
+        if self._clean is not None and self.scanner.clean:
+            self._clean(self.number, self.number)
+
+    def block(self, block: bytes, found: LineFilter) -> None:
+        """Feed the lines ``found`` reports, and one gap for each run of other lines."""
+        pos = 0
+        for end in found.ends(block):
+            if end < pos:
+                continue  # a line already fed while following a traceback
+            newline = block.rfind(b"\n", pos, end)
+            start = pos if newline < 0 else newline + 1
+            if start > pos:
+                self._skip(block, pos, start)
+            self.number += 1
+            self.line(block[start:end], 0)
+            pos = end + 1
+        if pos < len(block):
+            self._skip(block, pos, len(block))
+
+    def _skip(self, block: bytes, pos: int, stop: int) -> None:
+        """Pass the lines from ``pos`` to ``stop``: fed one by one while a traceback is open."""
+        scanner = self.scanner
+        while scanner.in_traceback and pos < stop:
+            newline = block.find(b"\n", pos, stop)
+            end = stop if newline < 0 else newline
+            self.number += 1
+            self.line(block[pos:end], 0)
+            pos = end + 1
+        if pos >= stop:
+            return
+        lines = block.count(b"\n", pos, stop) + (block[stop - 1 : stop] != b"\n")
+        self.number += 1  # the first skipped line releases a held finding
+        if events := scanner.gap():
+            self._emit(events)
+        first = self.number
+        self.number += lines - 1
+        if self._clean is not None:
+            self._clean(first, self.number)

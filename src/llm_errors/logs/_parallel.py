@@ -1,0 +1,253 @@
+"""Scan one large file with several processes, merged in input order (``--jobs``).
+
+The file is cut into one byte range per process, at line starts. Each process scans
+its range with a fresh :class:`~llm_errors.logs.Scanner` and goes on for
+:data:`OVERLAP` bytes into the next range. A fresh scanner may see the first lines
+of a range differently from the one-process scan (a traceback or a held finding
+crossing the cut), so the merge looks in that overlap for the first line after
+which *both* neighbours are in the initial state (no open traceback, no held
+finding): from there on both scans are the same, so the earlier process's events
+are kept up to that line and the later one's after it. Where no such line exists
+in the overlap (a traceback longer than the overlap), the file is scanned again
+with one process. So the output equals the one-process output, always.
+"""
+
+from __future__ import annotations
+
+import bisect
+import concurrent.futures
+import contextlib
+import json
+import multiprocessing
+import os
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Final
+
+from llm_errors._classification import Classification
+from llm_errors._classify import classify
+from llm_errors.logs import _feed
+from llm_errors.logs._feed import Feeder
+from llm_errors.logs._report import finding_record
+from llm_errors.logs._scan import Finding, InputMode, Kind, Problem, Scanner
+
+__all__ = ["OVERLAP", "PARALLEL_MIN", "Part", "Plan", "merge", "plan", "pool", "scan_part"]
+
+#: Files smaller than this are scanned by one process: starting more costs more.
+PARALLEL_MIN: Final = 8 << 20
+#: Bytes a process reads past the end of its range, to meet the next process.
+OVERLAP: Final = 1 << 20
+_READ: Final = 1 << 20
+_GZIP_MAGIC: Final = b"\x1f\x8b"
+_AFTER_ALL: Final = sys.maxsize  # the tag of events emitted at the end of the input
+
+#: A found error as plain values (cheaper to pickle than the frozen record): line,
+#: end line, kind, verdict, the raw text (unmatched errors only), the JSON Lines text.
+Found = tuple[int, int, Kind, Classification, str, str | None]
+Event = tuple[int, Problem | Found]
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One process's share: bytes ``start`` to ``end`` (read on to ``stop``)."""
+
+    path: str
+    name: str
+    start: int
+    end: int
+    stop: int
+    first: int
+    """Lines before ``start``."""
+    end_line: int
+    """Lines before ``end``."""
+    mode: InputMode
+    field: str | None
+    jsonl: bool
+
+
+@dataclass(slots=True)
+class Part:
+    """What one process found: events tagged with the line that emitted them, and clean spans."""
+
+    events: list[Event] = field(default_factory=list)
+    clean: list[tuple[int, int, int, int]] = field(default_factory=list)
+    """``(first, last, records, missing_field)``: the state is the initial one after
+    each line from ``first`` to ``last``, with those counts; kept near the range's ends."""
+    lines: int = 0
+    records: int = 0
+    missing_field: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The ranges of one file."""
+
+    tasks: tuple[Task, ...]
+    size: int
+
+
+class _Window:
+    """At most ``limit`` bytes of an open file, read from where it stands."""
+
+    def __init__(self, raw: IO[bytes], limit: int) -> None:
+        self._raw = raw
+        self._left = limit
+
+    def read(self, size: int, /) -> bytes:
+        data = self._raw.read(min(size, self._left))
+        self._left -= len(data)
+        return data
+
+    def readline(self, size: int, /) -> bytes:
+        data = self._raw.readline(min(size, self._left))
+        self._left -= len(data)
+        return data
+
+
+def _line_start_after(raw: IO[bytes], offset: int, size: int) -> int:
+    if offset >= size:
+        return size
+    raw.seek(offset)
+    raw.readline()
+    return raw.tell()
+
+
+def _count_lines(path: str, start: int, end: int) -> int:
+    count = 0
+    with Path(path).open("rb") as raw:
+        raw.seek(start)
+        left = end - start
+        while left > 0 and (data := raw.read(min(_READ, left))):
+            count += data.count(b"\n")
+            left -= len(data)
+    return count
+
+
+def plan(
+    path: str, jobs: int, executor: concurrent.futures.Executor, **options: object
+) -> Plan | None:
+    """The ranges for ``jobs`` processes, or ``None`` when one process should scan ``path``."""
+    if jobs <= 1 or path == "-" or options.get("mode") is InputMode.JSONL:
+        return None
+    try:
+        with Path(path).open("rb") as raw:
+            size = os.fstat(raw.fileno()).st_size
+            if size < PARALLEL_MIN or raw.read(2) == _GZIP_MAGIC or not Path(path).is_file():
+                return None
+            cuts = sorted(
+                {0, *(_line_start_after(raw, size * k // jobs, size) for k in range(1, jobs))}
+            )
+            cuts = [cut for cut in cuts if cut < size]
+            stops = [_line_start_after(raw, cut + OVERLAP, size) for cut in cuts[1:]]
+    except OSError:
+        return None  # the one-process scan reports it
+    ends = [*cuts[1:], size]
+    counts = list(executor.map(_count_lines, [path] * len(cuts), cuts, ends))
+    firsts = [sum(counts[:k]) for k in range(len(cuts))]
+    tasks = tuple(
+        Task(
+            path=path,
+            name=str(options["name"]),
+            start=start,
+            end=end,
+            stop=max(stop, end),
+            first=first,
+            end_line=first + count,
+            mode=InputMode(str(options["mode"])),
+            field=options["field"] if isinstance(options["field"], str) else None,
+            jsonl=bool(options["jsonl"]),
+        )
+        for start, end, stop, first, count in zip(
+            cuts, ends, [*stops, size], firsts, counts, strict=True
+        )
+    )
+    return Plan(tasks, size)
+
+
+def scan_part(task: Task) -> Part:
+    """Scan one range (in a worker process)."""
+    part = Part()
+    scanner = Scanner(classify, mode=task.mode, field=task.field)
+
+    def emit(events: Sequence[Finding | Problem]) -> None:
+        tag = feeder.number
+        for event in events:
+            if isinstance(event, Problem):
+                part.events.append((tag, event))
+                continue
+            text = json.dumps(finding_record(task.name, event)) if task.jsonl else None
+            # The raw text is needed only for unmatched errors (the table's messages).
+            raw = "" if event.matched else event.text
+            part.events.append(
+                (tag, (event.line, event.end_line, event.kind, event.classification, raw, text))
+            )
+
+    def clean(first: int, last: int) -> None:
+        # Kept where a neighbour may meet this part: its first bytes and the overlap.
+        if feeder.bytes < OVERLAP or last > task.end_line:
+            part.clean.append((first, last, scanner.records, scanner.missing_field))
+
+    feeder = Feeder(scanner, emit, number=task.first, clean=clean)
+    part.clean.append((task.first, task.first, 0, 0))  # a fresh scanner is clean
+    with Path(task.path).open("rb") as raw:
+        raw.seek(task.start)
+        found = None if task.mode is InputMode.JSONL else _feed.block_filter()
+        feeder.read(_Window(raw, task.stop - task.start), found, lambda: None)
+    part.lines = feeder.number
+    part.records, part.missing_field = scanner.records, scanner.missing_field
+    finish = scanner.finish()
+    feeder.number = _AFTER_ALL
+    emit(finish)
+    return part
+
+
+def _meeting(
+    before: Part, after: Part, line: int
+) -> tuple[int, tuple[int, int], tuple[int, int]] | None:
+    """The first line at or after ``line`` after which both parts are clean, and their counts."""
+    starts = [span[0] for span in after.clean]
+    for first, last, records, missing in before.clean:
+        if last < line:
+            continue
+        low = max(first, line)
+        at = bisect.bisect_right(starts, last)
+        for other in after.clean[max(0, bisect.bisect_right(starts, low) - 1) : at]:
+            meet = max(low, other[0])
+            if meet <= min(last, other[1]):
+                return meet, (records, missing), (other[2], other[3])
+    return None
+
+
+def merge(parts: Sequence[Part], tasks: Sequence[Task]) -> tuple[list[Event], int, int] | None:
+    """The events of the one-process scan, and its record counts; ``None``: scan again."""
+    cuts: list[tuple[int, tuple[int, int], tuple[int, int]]] = []
+    for k in range(1, len(parts)):
+        found = _meeting(parts[k - 1], parts[k], tasks[k].first)
+        if found is None:
+            return None
+        cuts.append(found)
+    events: list[Event] = []
+    records = missing = 0
+    for k, part in enumerate(parts):
+        low = cuts[k - 1][0] if k else -1
+        high = cuts[k][0] if k < len(cuts) else _AFTER_ALL
+        events.extend(event for event in part.events if low < event[0] <= high)
+        start_counts = cuts[k - 1][2] if k else (0, 0)
+        end_counts = cuts[k][1] if k < len(cuts) else (part.records, part.missing_field)
+        records += end_counts[0] - start_counts[0]
+        missing += end_counts[1] - start_counts[1]
+    return events, records, missing
+
+
+@contextlib.contextmanager
+def pool(jobs: int) -> Iterator[concurrent.futures.ProcessPoolExecutor]:
+    """Worker processes: forked when this process has one thread, else spawned."""
+    method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
+    if method == "fork":
+        _feed.block_filter()  # the classifier and the filter, built once and inherited
+    context = multiprocessing.get_context(method)
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as executor:
+        yield executor

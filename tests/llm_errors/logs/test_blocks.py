@@ -1,0 +1,68 @@
+"""Block reading: the same lines and cuts as line-by-line reading, and the line filter."""
+
+import io
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llm_errors.logs._blocks import CutLine, iter_blocks, line_filter
+from llm_errors.logs._feed import block_filter
+from llm_errors.logs._input import iter_lines
+
+
+def _by_lines(data: bytes, limit: int) -> list[tuple[bytes, int]]:
+    return [(raw.removesuffix(b"\n"), cut) for raw, cut in iter_lines(io.BytesIO(data), limit)]
+
+
+def _by_blocks(data: bytes, limit: int, size: int) -> list[tuple[bytes, int]]:
+    out: list[tuple[bytes, int]] = []
+    for block in iter_blocks(io.BufferedReader(io.BytesIO(data)), limit, size):
+        if isinstance(block, CutLine):
+            out.append((block.chunk.removesuffix(b"\n"), block.cut))
+            continue
+        lines = block.split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()
+        out.extend((line, 0) for line in lines)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"x")), max_size=12)
+    .map(b"\n".join)
+    .flatmap(lambda text: st.sampled_from([text, text + b"\n", text.replace(b"x", b"\r\n")])),
+    limit=st.integers(min_value=4, max_value=32),
+    size=st.integers(min_value=1, max_value=32),
+)
+def test_blocks_give_the_lines_and_cuts_of_line_reading(data, limit, size):
+    """Any bytes, any line limit and block size: the same lines and the same cuts."""
+    size = min(size, limit)
+    assert _by_blocks(data, limit, size) == _by_lines(data, limit)
+
+
+@pytest.mark.parametrize(
+    ("line", "kept"),
+    [
+        pytest.param(b"INFO request completed in 12 ms", False, id="plain"),
+        pytest.param(b"INFO upstream said Rate Limit exceeded", True, id="trigger-any-case"),
+        pytest.param(b"INFO ratelimited_counter=3", False, id="trigger-inside-a-word"),
+        pytest.param(b"WARN something ERR happened", True, id="marker"),
+        pytest.param(b'  {"level": "info"}', True, id="json-after-space"),
+        pytest.param(b"INFO \x1b[31mred\x1b[0m", True, id="ansi"),
+        pytest.param(b"INFO caf\xc3\xa9", False, id="non-ascii-inside"),
+        pytest.param(b"\xc2\xa0{}", True, id="non-ascii-first"),
+        pytest.param(b"INFO \xe2\x84\xaaelvin", True, id="kelvin-sign"),
+        pytest.param(b"Traceback (most recent call last):", True, id="traceback"),
+    ],
+)
+def test_line_filter_keeps_what_may_matter(line, kept):
+    """The filter reports trigger words, markers, JSON, ESC and folded characters."""
+    pytest.importorskip("hyperscan")
+    found = block_filter()
+    assert found is not None
+    block = b"INFO a\n" + line + b"\nINFO b\n"
+    end = block.index(b"\n", 7)
+    assert (end in found.ends(block)) is kept
+    assert line_filter(frozenset()) is not None
