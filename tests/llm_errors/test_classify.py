@@ -97,7 +97,7 @@ def test_seed_truncations_are_transport(text):
         pytest.param(
             {"status": 400, "error": {"message": "Your credit balance is too low to access"}},
             E.QUOTA_EXCEEDED,
-            "quota.credits",
+            "billing.balance",
             id="400-credit-balance",
         ),
         pytest.param(

@@ -22,11 +22,12 @@ FIELDS = {"id", "text", "code", "source", "provider", "why", "trimmed"}
 SOURCE = re.compile(r"[\w.-]+/[\w.-]+(?:#\d+|:\S+)|https://\S+")
 TEXT_LIMIT = 2000
 
-#: Today's floor: the share of the corpus classified to its label's exact code, and the
-#: share whose retryability agrees. A change that lowers either fails; raise them as the
-#: rules improve (the target is 97 % and 99 %).
-EXACT_FLOOR = 0.63
-RETRY_FLOOR = 0.89
+#: The floor: the share of the corpus classified to its label's exact code, and the share
+#: whose retryability agrees. A change that lowers either fails. Exact meets its 97 %
+#: target; retryable agreement is 98.8 % against a 99 % target (the Chinese relay
+#: wordings need rules the token prefilter can trigger on: see docs/classifier.md).
+EXACT_FLOOR = 0.97
+RETRY_FLOOR = 0.985
 
 
 def _accuracy():

@@ -105,9 +105,878 @@ def _status(numbers: str, phrases: str = "") -> str:
     return pattern
 
 
+# Words after a number that make it a count or a duration, not a status.
+_UNITS = (
+    r"(?:ms|s|secs?|seconds?|minutes?|hours?|tokens?|requests?|bytes?|chars?|characters?"
+    r"|lines?|items?|words?|times?|errors?|of|and|or|to|x)\b"
+)
+# A connection failure wrapped in a 5xx exception ("503 failed to connect to all addresses")
+# is TRANSPORT (docs/errors.md, policy 17): the exception-name spelling steps aside.
+_NOT_CONNECTION = (
+    r"(?![^\n]{0,80}?\b(?:failed to connect|connection (?:reset|refused|closed|aborted|error"
+    r"|timed out)|Socket closed|DNS resolution failed|name resolution|getaddrinfo|handshake"
+    r"|unreachable)\b)"
+)
+
+
+def _spelled(numbers: str) -> str:
+    """A status in the spellings :func:`_status` misses, checked behind the digits.
+
+    Each ``status.spelled-*`` rule carries the code of the ``http.*`` rule it stands
+    before, so a status spelled these ways takes that status's rank in the table.
+    """
+    contexts = (
+        # openai-node's APIError with no body: "429 status code (no body)"
+        r"[ ]status code\b",
+        # bracketed: "[401] API Key ...", Google's JS SDK "[503 ] The model ..."; not an
+        # index ("messages[400]") nor a chain of framework prefixes ("[500] [Gemini]")
+        r"(?<=(?<![\w\]])\[\d{3})[ ]?\](?![ \t]*\[)",
+        # at the start of a line before a lower-case or quoted message ("401: user not
+        # found", "503 server is overloaded."), or aiohttp's "400, message='Bad Request'"
+        rf"(?<=^[ \t]*\d{{3}})(?::[ \t]|,[ ]message=|[ ]+(?=(?-i:[a-z])|[\"'`(])(?!{_UNITS}))",
+        # a status key inside re-escaped JSON: {\"code\": 503 ...}
+        (
+            r"(?![.,]\d)(?<=\\{1,3}\"(?:code|status|status_?code|http_?status(?:_?code)?)"
+            r"\\{1,3}\"[ ]?:[ ]?(?:\\{1,3}\")?\d{3})"
+        ),
+        # a float status: "status_code": 503.0
+        r"\.0\b(?<=(?:(?<![a-z])status(?:[ _-]?code)?|\bcode)[\"']?[ ]?[:=][ ]?\d{3}\.0)",
+        # a gin access line: "[GIN] 2025/07/14 - 19:16:12 | 500 |  1.53s | ..."
+        r"(?<=\[GIN\][^|\n]{0,40}\|(?:[^|\n]{0,40}\|)?[ \t]{0,4}\d{3})[ \t]{0,4}\|",
+        # Google's front-end error page: "502. That's an error."
+        (
+            r"\.(?<=(?:^[ \t]*|<b>)\d{3}\.)(?:</b>)?[ ]{0,3}(?:<ins>)?"
+            r"That(?:'|\u2019|&#39;)s an error\b"
+        ),
+        # a verb before the status: "API returned 400:", "(HTTP response code was 504)"
+        (
+            r"(?<=\b(?:returned|responded with|received|got|(?:code|status) (?:was|of|is))"
+            rf"[ ]\d{{3}})(?![ ]+{_UNITS})(?![.,]\d)"
+        ),
+        # requests' "400 Client Error: Bad Request for url" after a log-line prefix
+        r"[ ](?-i:Client|Server) Error:",
+        # botocore's "An error occurred (401) when calling the Converse operation"
+        r"(?<=\bAn error occurred \(\d{3})\) when calling\b",
+        # urllib3's retry exhaustion: "too many 429 error responses"
+        r"(?<=\btoo many \d{3})[ ]error responses\b",
+        # an exception name before the status: "ServiceUnavailable: 503 ..."; aiohttp's
+        # parser errors ("TransferEncodingError: 400, message=...") carry the parser's
+        # number, not HTTP's (policy 17)
+        r"(?![.,]\d)(?<=(?-i:[a-z](?:Error|Exception|Unavailable))[:(][ ]?\d{3})"
+        r"(?<!(?-i:EncodingError|LengthError|HttpMessageError)[:(][ ]?\d{3})" + _NOT_CONNECTION,
+    )
+    return rf"\b(?:{numbers})\b(?:" + "|".join(contexts) + ")"
+
+
 _S = "ADR 0015 (pi-ai transport truncations, docs/adr/0015-flattened-transport-errors.md)"
 
 RULES: tuple[Rule, ...] = (
+    # ------------------------------------------------------ band 1: corpus families
+    Rule(
+        "gemini.block-reason",
+        ErrorCode.CONTENT_FILTER,
+        r"\b(?:finish|block(?:ed)?)[_ ]?reason\W{1,4}(?:(?:is|was)\s+)?(?:(?:Blocked|Finish"
+        r")Reason\.)?(?-i:SAFETY|RECITATION|PROHIBITED_CONTENT|BLOCKLIST|SPII|IMAGE_SAFETY|"
+        r"IMAGE_PROHIBITED_CONTENT)\b|\bblock[_ ]?reason\W{1,4}(?:BlockedReason\.)?(?-i:OTH"
+        r"ER)\b|\b(?-i:BlockedReason\.(?:SAFETY|OTHER|PROHIBITED_CONTENT|BLOCKLIST|SPII)|Bl"
+        r"ockedReason(?:Safety|Other|ProhibitedContent|Blocklist|ImageSafety))\b|\b(?-i:Blo"
+        r"ckedPromptException)\b|\bblocked due to (?-i:OTHER|IMAGE_SAFETY)\b|\b(?-i:IMAGE_S"
+        r"AFETY|IMAGE_PROHIBITED_CONTENT|PROHIBITED_CONTENT)\b|\bfinish[_ ]reason:\s*[34678"
+        r"]\.?(?=\s|$)",
+        "Gemini's block/finish reasons (SAFETY, RECITATION, PROHIBITED_CONTENT, OTHER for a"
+        " blocked prompt; Vertex numeric 3/4/6/7/8) in SDK reprs, enum names and relays: a "
+        "filter refusal.",
+        (
+            _ex(
+                "Request was blocked by Gemini: BlockedReason.PROHIBITED_CONTENT",
+                "machinewrapped/llm-subtrans#292",
+            ),
+            _ex(
+                "Unsuccessful Finish Reason: RECITATION",
+                "ag2ai/ag2#1718",
+            ),
+            _ex(
+                "google.generativeai.types.generation_types.BlockedPromptException: prompt_"
+                "feedback { block_reason: OTHER }",
+                "google-gemini/deprecated-generative-ai-python#305",
+            ),
+        ),
+    ),
+    Rule(
+        "filter.blocked-wording",
+        ErrorCode.CONTENT_FILTER,
+        r"\b(?:blocked|stopped|flagged|rejected)\b[^\n]{0,40}?\b(?:due to|by|for|as|under)"
+        r"\s+(?:the |our |a |its |potentially )?(?:safety|unsafe|prohibited content|potenti"
+        r"ally prohibited|content[\s_]+(?:filter\w*|polic\w+|moderation)|moderation|guardra"
+        r"ils?|harmful|inappropriate)|\b(?:stopped|blocked):\s+potentially (?:prohibited|un"
+        r"safe|harmful)\b|\bcontent[\s_]+filter(?:s|ing)\b[^\n]{0,20}\bpolicy\b|\bblocked b"
+        r"y our content filters\b|\b(?:prompt[_ ,.]?feedback|safety_ratings)\b[^\n]{0,40}?"
+        r"\bwas blocked\b|\bSafety settings triggered\b|\bis blocked, as it may violate\b|"
+        r"\bflagged (?:the |your )?(?:input|prompt|message|content|output|response) as (?:p"
+        r"otentially )?(?:harmful|unsafe|inappropriate)\b|\bmatched public code\b|\b(?:resp"
+        r"onse|request|prompt|message|output) (?:was |got |has been )filtered\b(?! due to t"
+        r"he prompt triggering)|\bResponsible AI (?:Service|practices)\b|\bmoderation_block"
+        r"ed\b|\bfor safety reasons\b",
+        "Wordings of a block by a safety/moderation system (Gemini, Imagen, Copilot public-"
+        "code filter, gateways): the prompt or output was refused.",
+        (
+            _ex(
+                "The response is blocked due to safety reason",
+                "google-gemini/deprecated-generative-ai-python#126",
+            ),
+            _ex(
+                "Response stopped due to prohibited content",
+                "google-gemini/gemini-cli#26250",
+            ),
+            _ex(
+                "Sorry, the response matched public code so it was blocked. Please rephrase"
+                " your prompt.",
+                "microsoft/vscode-copilot-release#550",
+            ),
+        ),
+    ),
+    Rule(
+        "filter.usage-policy",
+        ErrorCode.CONTENT_FILTER,
+        "\\b(?:violates?|violating|violation of)\\s+(?:our |the |its |\\w+'s )?(?:usage pol"
+        "ic(?:y|ies)|usage guidelines|content polic(?:y|ies)|guardrails|policies|acceptable"
+        " use)\\b|\\bsafeguards flagged\\b|\\bsafety measures that flag\\b|\\bthe model (?:"
+        "refused|declined)\\b|\\bstop_reason\\W{1,4}refusal\\b|\\bas a result of our safety"
+        ' system\\b|\\bErrorCode:\\s*contentFilter\\b|\\"contentFilter\\"\\s*:\\s*\\[',
+        "Anthropic usage-policy/safeguard refusals, xAI 'violates usage guidelines' (even u"
+        "nder 403 permission codes), model refusals and Azure's safety system: content refu"
+        "sals.",
+        (
+            _ex(
+                "API Error: Claude Code is unable to respond to this request, which appears"
+                " to violate our Usage Policy (https://www.anthropic.com/legal/aup)",
+                "anthropics/claude-code#50795",
+            ),
+            _ex(
+                '403 {"code":"permission-denied","error":"Content violates usage guidelines. "}',
+                "Wei-Shaw/sub2api#5359",
+            ),
+            _ex(
+                "The model refused to complete the request",
+                "earendil-works/pi#7133",
+            ),
+        ),
+    ),
+    Rule(
+        "filter.moderation-codes",
+        ErrorCode.CONTENT_FILTER,
+        r"\bDataInspectionFailed\b|\bdata_inspection_failed\b|\bcontains?\s+inappropriate\s"
+        r"+content\b|\bcontaininappropriate content\b|\bsensitive_words_detected\b|\bcontai"
+        r"ns sensitive words\b|\bSensitive content detected\b|\bnew_sensitive\b|\bContent E"
+        r"xists Risk\b|\brejected because it was considered high\s+risk\b|\bContent Securit"
+        r"y Warning\b|\bPUBLIC_ERROR_UNSAFE_GENERATION\b",
+        "Chinese providers' and relays' moderation codes (DashScope DataInspectionFailed, D"
+        "eepSeek 'Content Exists Risk', new-api sensitive_words_detected, MiniMax new_sensi"
+        "tive, Moonshot high risk) beat their 400/500 status.",
+        (
+            _ex(
+                "Internal error: 400 <400> InternalError.Algo.DataInspectionFailed: Input t"
+                "ext data may contain inappropriate content.",
+                "QwenLM/qwen-code#3145",
+            ),
+            _ex(
+                "BadRequestError: Error code: 400 - {'detail': 'Content Exists Risk'}",
+                "deepseek-ai/DeepSeek-V2#30",
+            ),
+            _ex(
+                "09:48:54 WARNING - attempt 2/3 - HTTP 500: sensitive_words_detected",
+                "QuantumNous/new-api#5601",
+            ),
+        ),
+    ),
+    Rule(
+        "bedrock.guardrail",
+        ErrorCode.CONTENT_FILTER,
+        r"\bViolated guardrail policy\b|\bguardrail[_ ]intervened\b|\bguardrail blocked\b|"
+        r"\bblocked by (?:the |a )?guardrails?\b|\bthe model cannot answer this question\b",
+        "A Bedrock/LiteLLM guardrail intervened (its default blocked message included); not"
+        " a guardrail configuration error, which stays INVALID_REQUEST.",
+        (
+            _ex(
+                "GuardRail Blocked : The model cannot answer this question",
+                "elastic/integrations#11808",
+            ),
+            _ex(
+                "Sorry, the model cannot answer this question.",
+                "vercel/ai#2968",
+            ),
+        ),
+    ),
+    Rule(
+        "plan.usage-limit",
+        ErrorCode.QUOTA_EXCEEDED,
+        r"(?:\byou(?:'|’|\s+ha)ve|\byou\s+\([^)\n]{1,40}\)\s+have)\s+(?:hit|reached)\s+your"
+        r"\s+(?!(?:[\w.-]+\s+){0,2}?(?:rate|concurrency|concurrent|per[- ]minute|RPM|TPM)\b"
+        r")(?:[\w.-]+\s+){0,3}?(?:limits?|quota|allowance)\b(?![^\n]{0,30}\b(?:per|this|a|e"
+        r"ach) (?:minute|second)\b)(?<!\b(?:try again|retry|resets?)\s+(?:in|after)\s+\d+(?"
+        r":\.\d+)?\s*(?:ms|s|secs?|seconds?|m|mins?|minutes?)(?![a-z])[\s\S]{0,400})(?![\s"
+        r"\S]{0,400}\b(?:try again|retry|resets?)\s+(?:in|after)\s+\d+(?:\.\d+)?\s*(?:ms|s|"
+        r"secs?|seconds?|m|mins?|minutes?)(?![a-z]))|\busage[_ ]limit(?:s)?[_ ](?:has been "
+        r"|have been )?reached\b(?<!\b(?:try again|retry|resets?)\s+(?:in|after)\s+\d+(?:\."
+        r"\d+)?\s*(?:ms|s|secs?|seconds?|m|mins?|minutes?)(?![a-z])[\s\S]{0,400})(?![\s\S]{"
+        r"0,400}\b(?:try again|retry|resets?)\s+(?:in|after)\s+\d+(?:\.\d+)?\s*(?:ms|s|secs"
+        r"?|seconds?|m|mins?|minutes?)(?![a-z]))|\bThe usage limit has been\s+reached\b|\be"
+        r"xceeded your (?:premium|monthly|included|free|plan)\b(?![^\n]{0,30}\b(?:rate|per "
+        r"minute|RPM|TPM)\b)|\b(?:enable|have) (?:additional )?(?:paid )?overages\b|\bovera"
+        r"ges enabled\b|\bout of extra usage\b|\bextra usage is required\b|\bregain access "
+        r"on\b|\b(?:AI )?credits? (?:exhausted|depleted|used up)\b|\bnot enough credits\b|"
+        r"\blimit reached\b(?=[^\n]{0,6}\bresets?\b)(?<!\b(?:try again|retry|resets?)\s+(?:"
+        r"in|after)\s+\d+(?:\.\d+)?\s*(?:ms|s|secs?|seconds?|m|mins?|minutes?)(?![a-z])[\s"
+        r"\S]{0,400})(?![\s\S]{0,400}\b(?:try again|retry|resets?)\s+(?:in|after)\s+\d+(?:"
+        r"\.\d+)?\s*(?:ms|s|secs?|seconds?|m|mins?|minutes?)(?![a-z]))|\bexhausted your (?:"
+        r"daily |weekly |monthly )?(?:[\w.-]+ )?quota\b(?<!\b(?:try again|retry|resets?)\s+"
+        r"(?:in|after)\s+\d+(?:\.\d+)?\s*(?:ms|s|secs?|seconds?|m|mins?|minutes?)(?![a-z])["
+        r"\s\S]{0,400})(?![\s\S]{0,400}\b(?:try again|retry|resets?)\s+(?:in|after)\s+\d+(?"
+        r":\.\d+)?\s*(?:ms|s|secs?|seconds?|m|mins?|minutes?)(?![a-z]))",
+        "Subscription/plan caps (Claude, Codex, Cursor, Copilot, Gemini CLI, Ollama Cloud) "
+        "whose reset is a clock time, a session/weekly window or an upgrade: addition 5, un"
+        "less a short wait is stated (policy 2).",
+        (
+            _ex(
+                "You've hit your limit · resets 11pm (America/Anchorage)",
+                "anthropics/claude-code#19472",
+            ),
+            _ex(
+                "Claude usage limit reached. Your limit will reset at 12am.",
+                "aniketkarne/CCAutoRenew#3",
+            ),
+            _ex(
+                "You have exceeded your premium request allowance. We have automatically sw"
+                "itched you to GPT-4.1 which is included with your plan. Enable additional "
+                "paid premium requests to continue using premium models.",
+                "microsoft/vscode-copilot-release#13014",
+            ),
+        ),
+    ),
+    Rule(
+        "proxy.budget",
+        ErrorCode.QUOTA_EXCEEDED,
+        r"\bbudget has been exceeded\b|\bexceeded (?:the |your )?budget\b|\bcrossed budget"
+        r"\b|\bbudget_exceeded\b|\bmax[_ ]budget\b|\bExceeded(?:Token|User|Team|Key|Custome"
+        r"r|)Budget\b|\bkey limit exceeded\b|\bcredits per (?:hour|day|week|month)\b|\bcred"
+        r"its per \d+ (?:hours?|days?)\b",
+        "Proxy spend budgets (LiteLLM 'Budget has been exceeded', deployment budgets), Open"
+        "Router key spend limits, credit allowances: addition 5, whatever the 400/403/429 s"
+        "tatus.",
+        (
+            _ex(
+                "Request Failed\nMessage: Budget has been exceeded! Current cost: 26.075, M"
+                "ax budget: 0.25",
+                "BerriAI/litellm#22726",
+            ),
+            _ex(
+                "403 Key limit exceeded. Manage it using https://openrouter.ai/keys",
+                "RooCodeInc/Roo-Code#515",
+            ),
+        ),
+    ),
+    Rule(
+        "relay.user-quota",
+        ErrorCode.QUOTA_EXCEEDED,
+        r"\binsufficient_user_quota\b|\bquota\b[^\n]{0,40}?\bis not enou\w\w\b|\bpre-?consu"
+        r"med? ?quota failed\b|\bpreConsumeQuota failed\b",
+        "one-api/new-api relays report the user's exhausted prepaid quota (insufficient_use"
+        "r_quota, 'user quota is not enough', pre-consume failures): billing, whatever the "
+        "403 status.",
+        (
+            _ex(
+                "insufficient_user_quota user quota is not enough (request id: 202404032317"
+                "2594066980027391365)",
+                "songquanpeng/one-api#1270",
+            ),
+            _ex(
+                "chat pre-consumed quota failed, user quota: 13810, need quota: 15000",
+                "QuantumNous/new-api#667",
+            ),
+            _ex(
+                "[ERR] 2024/04/03 - 23:13:25 | 2024040323132569916470074610378 | relay erro"
+                "r (channel #3): user quota is not enough (request id: 20240403231325699164"
+                "70074610378)",
+                "songquanpeng/one-api#1270",
+            ),
+        ),
+    ),
+    Rule(
+        "billing.balance",
+        ErrorCode.QUOTA_EXCEEDED,
+        r"\bbalance is (?:insufficient|too low|not enough|exhausted)\b|\bcredit balance too"
+        r" low\b|\bin arrears\b|\barrearage\b|\bout of quota\b|\bplease top[ -]?up\b|\bbill"
+        r"ing error\b|\bTo increase, visit\b[^\n]{0,60}\bsettings/(?:credits|keys|billing)"
+        r"\b",
+        "An empty prepaid balance or arrears (SiliconFlow, Claude Code notice, OpenRouter c"
+        "redit and key caps sent as 402 'Prompt tokens limit exceeded'): top up, not retry.",
+        (
+            _ex(
+                "  ⎿  Credit balance too low · Add funds: https://platform.claude.com/setti"
+                "ngs/billing",
+                "anthropics/claude-code#46277",
+            ),
+            _ex(
+                "API error: Error code: 403 - {'code': 30011, 'message': 'The selected mode"
+                "l requires paid balance. Your paid balance is insufficient. Please top up "
+                "and try again.', 'data': None}",
+                "FoundationAgents/OpenManus#438",
+            ),
+            _ex(
+                "402 Prompt tokens limit exceeded: 23229 > 14796. To increase, visit https:"
+                "//openrouter.ai/settings/credits and upgrade to a paid account",
+                "continuedev/continue#11584",
+            ),
+        ),
+    ),
+    Rule(
+        "quota.daily-window",
+        ErrorCode.QUOTA_EXCEEDED,
+        r"(?:\bquota_?id\W{1,4}\w{0,40}(?-i:PerDay)|-per-day\b|\bper\s+day\s+per\s+(?:user|"
+        r"project)\b|\b(?:tokens|requests) per day\b|\b(?-i:TPD|RPD)\b(?=\s+rate limit)|\bq"
+        r"uota reset within\s+\d+\s*h|\bfree quota tier\b|\bdaily\s+[\w.-]+\s+quota\b)(?<!"
+        r"\b(?:try again|retry|resets?)\s+(?:in|after)\s+\d+(?:\.\d+)?\s*(?:ms|s|secs?|seco"
+        r"nds?|m|mins?|minutes?)(?![a-z])[\s\S]{0,400})(?![\s\S]{0,400}\b(?:try again|retry"
+        r"|resets?)\s+(?:in|after)\s+\d+(?:\.\d+)?\s*(?:ms|s|secs?|seconds?|m|mins?|minutes"
+        r"?)(?![a-z]))|\bquota_limit_value\b(?:\W{1,6}value)?\W{1,6}0(?![\d.])",
+        "Per-day windows in Google quota ids, OpenRouter free-model windows, Moonshot TPD a"
+        "nd Bedrock tokens-per-day, and a zero quota_limit_value: policy 2, unless a short "
+        "reset is stated.",
+        (
+            _ex(
+                "Quota exceeded for metric: generativelanguage.googleapis.com/generate_cont"
+                "ent_free_tier_requests\nquotaId: GenerateRequestsPerDayPerProjectPerModel-"
+                "FreeTier",
+                "google-gemini/api-examples#98",
+            ),
+            _ex(
+                "Rate limit exceeded: free-models-per-day",
+                "brianpetro/obsidian-smart-connections#565",
+            ),
+            _ex(
+                "botocore.errorfactory.ThrottlingException: An error occurred (ThrottlingEx"
+                "ception) when calling the Converse operation (reached max retries: 4): Too"
+                " many tokens per day, please wait before trying again.",
+                "minorun365/agent-book#29",
+            ),
+        ),
+    ),
+    Rule(
+        "output.malformed",
+        ErrorCode.PROVIDER_ERROR,
+        r"\b(?-i:MALFORMED_FUNCTION_CALL)\b|\bMalformed function call\b|\bFinish reason:\s*"
+        r"[29]\.?(?=\s|$)|\bcalled with invalid arguments\b|\bInvalid arguments for tool\b|"
+        r"\bAI_(?:NoObjectGenerated|InvalidToolArguments|NoSuchTool|NoContentGenerated|NoOu"
+        r"tputGenerated)Error\b|\bNo (?:object|output|content) generated\b|\bLengthFinishRe"
+        r"asonError\b|\bCould not parse response content\b(?! as the request was rejected b"
+        r"y the content filter)|\bContent has no parts\b|\bContent field missing from\b|\bU"
+        r"nexpectedModelBehavior\b|\bInvalid API response after\b|\bexceeded the \d+ output"
+        r" token maximum\b|\bfailed to parse (?:the )?(?:tool|function)[ _]calls?\b|\b(?:mo"
+        r"del|LLM|provider) (?:returned|produced|generated) (?:an )?empty (?:response|outpu"
+        r"t|content)\b|\bfor (?:result|output) validation\b|\bOutputParserException\b|\bCou"
+        r"ld not parse LLM output\b|\bempty response from (?:the )?(?:model|LLM|provider)\b",
+        "Failures of the model's output (malformed or invalid tool calls, no object or cont"
+        "ent generated, truncated unparseable output): PROVIDER_ERROR by addition 4, even w"
+        "hen the text mentions 'timeout' or 'invalid'.",
+        (
+            _ex(
+                "The bash tool was called with invalid arguments: SchemaError(Expected a va"
+                'lue greater than 0, got -1\n  at ["timeout"]).\nPlease rewrite the input s'
+                "o it satisfies the expected schema.",
+                "anomalyco/opencode#26094",
+            ),
+            _ex(
+                "openai.LengthFinishReasonError: Could not parse response content as the le"
+                "ngth limit was reached - CompletionUsage(completion_tokens=1, prompt_token"
+                "s=127, total_tokens=128)",
+                "openai/openai-python#1701",
+            ),
+            _ex(
+                "API Error: Claude's response exceeded the 32000 output token maximum. To c"
+                "onfigure this behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment "
+                "variable.",
+                "anthropics/claude-code#18373",
+            ),
+        ),
+    ),
+    Rule(
+        "auth.region",
+        ErrorCode.AUTH,
+        r"\bUser location is not supported\b|\bunsupported_country_region_territory\b|\bCou"
+        r"ntry, region,? or territory not supported\b|\bnot (?:available|supported) in your"
+        r" (?:country|region|location)\b",
+        "The caller's region is not served (Gemini FAILED_PRECONDITION 400, OpenAI 403): no"
+        " change to the request fixes it, addition 1.",
+        (
+            _ex(
+                "400 User location is not supported for the API use.",
+                "rokbenko/ai-playground#1",
+            ),
+            _ex(
+                '{"error":{"code":"unsupported_country_region_territory","message":"Country'
+                ', region, or territory not supported","param":null,"type":"request_forbidd'
+                'en"}}',
+                "jlcodes99/cockpit-tools#611",
+            ),
+        ),
+    ),
+    Rule(
+        "auth.access-denied",
+        ErrorCode.AUTH,
+        r"\bis not authorized to (?:perform|invoke|access|use)\b|\bnot authorized to invoke"
+        r"\b|\bexplicit deny\b|\bmodel access is denied\b|\bis not allowed to use\b|(?<!Err"
+        r"or \d\] )\baccess (?:is )?denied\b|\baccess to\b[^\n]{1,40}?\bis denied\b|\bpermi"
+        r"ssion was denied\b|\b(?:does not|doesn't|do not|don't) have (?:the )?(?:required "
+        r")?permissions?\b|\bpermission\s+'[^'\n]{1,80}'\s+denied\b|(?-i:\bIAM_PERMISSION_D"
+        r"ENIED\b)|\bhas not been used in project\b|(?-i:\bSERVICE_DISABLED\b|\bAPI_KEY_SER"
+        r"VICE_BLOCKED\b)|\bdoes not have the [^\n]{1,40}? API enabled\b|\bAPI restrictions"
+        r" exclude\b|\b(?:organization|workspace) has been disabled\b|\blocked your account"
+        r"\b|\bdeactivated account\b|\baccount (?:has been|was|is) (?:disabled|deactivated|"
+        r"banned)\b|\bConsumer\b[^\n]{0,60}\bhas been suspended\b|\bunregistered callers\b",
+        "IAM/SCP denials, model access not granted, the API not enabled for the project, a "
+        "disabled organization: addition 1, whatever the 400/ValidationException wrapper.",
+        (
+            _ex(
+                "An error occurred (ValidationException) when calling the InvokeModel opera"
+                "tion: Your account is not authorized to invoke this API operation.",
+                "aws-samples/amazon-bedrock-audio-summarizer#3",
+            ),
+            _ex(
+                "Access to the chat endpoint is denied",
+                "Wei-Shaw/sub2api#5359",
+            ),
+            _ex(
+                "This key's API restrictions exclude the Generative Language API. Allow it "
+                "in the Google Cloud console, or add this as a Vertex AI provider instead.",
+                "langwatch/langwatch#6252",
+            ),
+        ),
+    ),
+    Rule(
+        "auth.missing-credentials",
+        ErrorCode.AUTH,
+        r"\bapi_key client option must be set\b|\bCould not resolve authentication method\b"
+        r"|\bCould not load the default credentials\b|\bdefault credentials were not found"
+        r"\b|\bDefaultCredentialsError\b|\bNo API key provided\b|\bMissing credentials\b|(?"
+        r":\b|_)(?:API[_ ]?key|credentials?)\b[^\n]{0,40}?\b(?:is|are) (?:missing|not set|e"
+        r"mpty)\b|\bmissing (?:API[_ ]?key|access token|bearer token)\b|\bno API[_ ]?key (?"
+        r":provided|found|set|configured)\b|\bkey is still missing\b|\b(?:did not|didn\'t) "
+        r"provide an? API key\b|\bMissing bearer\b|\b(?:api[_-]?key|authorization|x-api-key"
+        r") header is (?:required|missing)\b|\byou must (?:provide|specify|set)\b[\s\S]{0,1"
+        r"50}?(?:\b|_)(?:API[_ ]?KEY|credentials)\b|\bMissing token or \w+ in [^\n]{0,40}cr"
+        r"edentials\b|\bNo authentication method\b|\bnot authenticated with\b|\brequires? ("
+        r"?:\w+ )?authentication\b(?! timeout)",
+        "No credentials configured (SDK client-side checks, missing Google ADC, agent CLIs "
+        "asking for a login): fix the credentials, never retry.",
+        (
+            _ex(
+                "openai.OpenAIError: The api_key client option must be set either by passin"
+                "g api_key to the client or by setting the OPENAI_API_KEY environment varia"
+                "ble",
+                "kyutai-labs/unmute#110",
+            ),
+            _ex(
+                "Could not resolve authentication method. Expected either api_key or auth_t"
+                "oken to be set",
+                "langchain-ai/langgraph-studio#9",
+            ),
+            _ex(
+                "google.auth.exceptions.DefaultCredentialsError: Your default credentials w"
+                "ere not found. To set up Application Default Credentials, see https://clou"
+                "d.google.com/docs/authentication/external/set-up-adc for more information.",
+                "BerriAI/litellm#14588",
+            ),
+        ),
+    ),
+    Rule(
+        "auth.expired-or-invalid",
+        ErrorCode.AUTH,
+        r"\b(?:OAuth |access |refresh |auth |bearer |session )?token (?:is |has )?(?:expire"
+        r"d|revoked)\b|\btoken expired\b|\b(?:OAuth |login |auth )?session (?:has )?expired"
+        r"\b|\blogin has expired\b|\brefresh[_ ]token\b[^\n]{0,40}?\b(?:reused|already (?:b"
+        r"een )?used|revoked)\b|\btoken could not be refreshed\b|\binvalid[_ ]grant\b|\binv"
+        r"alid (?:bearer|access|auth|OAuth|refresh) token\b|\bOAuth error:\s*Invalid\b|\bDe"
+        r"vice code expired\b|\binvalid\b[^\n]{0,40}?\bcredentials\b(?! validation)|\bissue"
+        r" with your API key\b|\binvalid subscription key\b|\bAPI key\b[^\n]{0,30}?\bnot co"
+        r"mpatible\b|\b(?:not able|unable|failed|couldn't|could not) to authenticate\b|\bCo"
+        r"uldn't authenticate\b|\bre-?authenticate\b",
+        "Expired/revoked OAuth sessions and refresh tokens, invalid credentials or keys as "
+        "agent CLIs and SDKs word them: fix the credentials.",
+        (
+            _ex(
+                "Claude session expired. Run 'claude /login' to re-authenticate.",
+                "ysa-ai/ysa#4",
+            ),
+            _ex(
+                "Your access token could not be refreshed because your refresh token was re"
+                "voked. Please log out and sign in again.",
+                "Loongphy/codex-auth#104",
+            ),
+            _ex(
+                "invalid_grant: Invalid refresh token",
+                "pingdotgg/t3code#579",
+            ),
+        ),
+    ),
+    Rule(
+        "context.prompt-too-long-variants",
+        ErrorCode.CONTEXT_OVERFLOW,
+        r"\bprompt (?:tokens? )?too (?:long|large)\b|\bprompt (?:length )?exceeds (?:the )?"
+        r"(?:model'?s? )?max(?:imum)?\b|\bprompt \([^()\n]{0,40}\) is (?:too long|longer th"
+        r"an)\b",
+        "Wordings of a prompt above the model's input limit (Z.ai, Ollama, ERNIE, GLM, vLLM"
+        ", verl): the same request never fits (policy rule 3).",
+        (
+            _ex(
+                'HTTP 400 {"code":"1261","message":"Prompt too long"}',
+                "earendil-works/pi#9805",
+            ),
+            _ex(
+                "400 `prompt too long; exceeded max context length by 100918 tokens`",
+                "earendil-works/pi:packages/ai/test/overflow.test.ts",
+            ),
+            _ex(
+                "ValueError: The decoder prompt (length 76557) is longer than the maximum m"
+                "odel length of 32000. Make sure that `max_model_len` is no smaller than th"
+                "e number of text tokens.",
+                "orionw/rank1#6",
+            ),
+        ),
+    ),
+    Rule(
+        "context.longer-than-context-length",
+        ErrorCode.CONTEXT_OVERFLOW,
+        r"\bis longer than the (?:model(?:\\?'s)? )?(?:maximum )?(?:context|model) length\b"
+        r"|\bmaximum prompt length is \d+|\bmaximum[ \t]*\n\s*context\s+length\b|\bmaximum["
+        r" \t]+context[ \t]*\n\s*length\b",
+        "vLLM/SGLang/Together/xAI: the input is longer than the model's context length; als"
+        "o 'maximum context length' cut across lines by a UI.",
+        (
+            _ex(
+                "400 The input (516368 tokens) is longer than the model's context length (2"
+                "62144 tokens).",
+                "earendil-works/pi:packages/ai/test/overflow.test.ts",
+            ),
+            _ex(
+                "400 \"This model's maximum prompt length is 131072 but the request contain"
+                's 136973 tokens."',
+                "cline/cline#3120",
+            ),
+            _ex(
+                "This model's maximum context\nlength is 4097 tokens. However, your...",
+                "F0x1d/Sense#3",
+            ),
+        ),
+    ),
+    Rule(
+        "context.input-length-exceeds",
+        ErrorCode.CONTEXT_OVERFLOW,
+        r"\binput length\b[^\n]{0,40}?\bexceeds (?:the )?(?:maximum|context length)\b|\bRan"
+        r"ge of input length should be\b",
+        "'Input length N exceeds the maximum (allowed input) length' (OpenRouter, Ark, SGLa"
+        "ng) and DashScope's 'Range of input length should be [1, N]', even under a 500 (po"
+        "licy additions 8 and 10).",
+        (
+            _ex(
+                "Provider returned error: Input length 131393 exceeds the maximum allowed i"
+                "nput length of 131040 tokens.",
+                "earendil-works/pi:packages/ai/test/overflow.test.ts",
+            ),
+            _ex(
+                "Input length 203743 exceeds the maximum length 202752",
+                "langgenius/dify#32221",
+            ),
+            _ex(
+                "[tongyi] Server Unavailable Error, Failed to invoke model qwen-max-0428, s"
+                "tatus code: 500, message: <400> InternalError.Algo.InvalidParameter: Range"
+                " of input length should be [1, 6000]",
+                "langgenius/dify#7913",
+            ),
+        ),
+    ),
+    Rule(
+        "context.local-server-window",
+        ErrorCode.CONTEXT_OVERFLOW,
+        r"\bexceeds? the available context size\b|\bexceed_context_size_error\b|\bcontext s"
+        r"ize has been exceeded\b|\bcontext[_ ]window[_ ]exceed(?:s|ed)?\b|\bmodel_context_"
+        r"window_exceeded\b|\btokens to keep from the initial prompt is greater than the co"
+        r"ntext length\b|\bload the model with a larger context length\b",
+        "llama.cpp, LM Studio and MiniMax wordings for a request above the loaded context w"
+        "indow, whatever the status (policy addition 8).",
+        (
+            _ex(
+                '{"error":{"code":500,"message":"Context size has been exceeded.","type":"s'
+                'erver_error"}}',
+                "ggml-org/llama.cpp#19774",
+            ),
+            _ex(
+                "the request exceeds the available context size, try increasing it",
+                "ggml-org/llama.cpp#17284",
+            ),
+            _ex(
+                "invalid params, context window exceeds limit (2013)",
+                "MiniMax-AI/MiniMax-M2#119",
+            ),
+        ),
+    ),
+    Rule(
+        "context.prompt-token-cap",
+        ErrorCode.CONTEXT_OVERFLOW,
+        r"\bprompt[_ ]tokens?(?: count)?\b(?:(?!\b(?:per|rate|daily|monthly|quota)\b)[^\n])"
+        r"{0,40}?\bexceeds?\b(?:(?!\b(?:per|rate|daily|monthly|quota)\b)[^\n]){0,20}?\b(?:t"
+        r"he )?(?:limit|max(?:imum)?)\b|\bmodel_max_prompt_tokens_exceeded\b|\bhas exceeded"
+        r" max_prompt_tokens\b|\bmust be less than max_seq_len\b|\bToo many input tokens\b|"
+        r"\binput_too_large\b|\bexceed(?:s|ed)? (?:the )?model(?:'s)? token limit\b|\b(?:me"
+        r"ssage|input|prompt|conversation) exceeds (?:the )?token limit\b|\btotal number of"
+        r" tokens\b[^\n]{0,40}\bcannot exceed\b|\bToo many tokens in batch\b|\btoo many tok"
+        r"ens: (?:total|size limit)\b",
+        "Per-request prompt-token caps (Copilot, SiliconFlow, Bedrock, xAI, Kimi, Cohere, M"
+        "istral embeddings): one request larger than the cap never passes (policy rule 3).",
+        (
+            _ex(
+                "Error Failed to get response from the AI model; retried 5 times (total ret"
+                "ry wait time: 5.849579995864053 seconds) (Request-ID F019:2195FF:2FEC7CB:3"
+                "70DA9B:6985E7DE) Last error: CAPIError: 400 prompt token count of 184399 e"
+                "xceeds the limit of 128000",
+                "microsoft/vscode#293419",
+            ),
+            _ex(
+                'openai adapter status=400 body={"code":20015,"message":"number of input to'
+                'kens (204703) has exceeded max_prompt_tokens (202752) limit.","data":null}',
+                "leookun/cursor-byok#129",
+            ),
+            _ex(
+                "ValidationException: 400 Bad Request: Too many input tokens. Max input tok"
+                "ens: 8192, request input token count: 9279 ",
+                "pkdone/paul-genai-test-tools-ts:src/llm/providers/bedrock/bedrock-titan/be"
+                "drock-titan.manifest.ts",
+            ),
+        ),
+    ),
+    Rule(
+        "tgi.input-validation-tokens",
+        ErrorCode.CONTEXT_OVERFLOW,
+        r"\binputs\W{0,2} (?:tokens \+ \W?max_new_tokens\W? must be\b|must have less than "
+        r"\d+ tokens\b)",
+        "Hugging Face TGI/TEI 'Input validation error' for inputs above the window (a 422 w"
+        "hose words are an overflow, policy rule 3).",
+        (
+            _ex(
+                'Error: 422 "Input validation error: `inputs` tokens + `max_new_tokens` mus'
+                't be <= 65537. Given: 79993 `inputs` tokens and 1024 `max_new_tokens`"',
+                "bytedance/UI-TARS-desktop#626",
+            ),
+            _ex(
+                "ValueError: Error raised by inference API: Input validation error: `inputs"
+                "` must have less than 1024 tokens. Given: 1062",
+                "alejandro-ao/ask-multiple-pdfs#34",
+            ),
+            _ex(
+                "Input validation error: inputs must have less than 512 tokens",
+                "opea-project/GenAIExamples#340",
+            ),
+        ),
+    ),
+    Rule(
+        "context.body-size-cap",
+        ErrorCode.CONTEXT_OVERFLOW,
+        r"\bat 'body' failed to satisfy constraint\b[^\n]{0,40}\blength less than or equal "
+        r"to\b|\bFailed to buffer the request body: length limit exceeded\b|\bString value "
+        r"length \(\d+\) exceeds the maximum allowed\b|\bInvalid '[\w\[\].]{0,60}\.content'"
+        r": string too long\b",
+        "Byte-size caps on the request body (Bedrock InvokeModel body, axum/TGI, Jackson, O"
+        "penAI message content): the request can never be accepted as sent (policy rule 3).",
+        (
+            _ex(
+                "ValidationException: An error occurred (ValidationException) when calling "
+                "the InvokeModel operation: 1 validation error detected: Value at 'body' fa"
+                "iled to satisfy constraint: Member must have length less than or equal to "
+                "25000000",
+                "langchain-ai/langchain-aws#419",
+            ),
+            _ex(
+                "Failed to buffer the request body: length limit exceeded",
+                "huggingface/text-generation-inference#1802",
+            ),
+            _ex(
+                "✕ [API Error: 400 String value length (20054016) exceeds the maximum allow"
+                "ed (20000000, from `StreamReadConstraints.getMaxStringLength()`)]",
+                "QwenLM/qwen-code#747",
+            ),
+        ),
+    ),
+    Rule(
+        "context.client-notice",
+        ErrorCode.CONTEXT_OVERFLOW,
+        r"\b(?:too long|larger than) (?:for )?(?:this |the )?(?:model'?s? )?context window"
+        r"\b|\bout of room in the (?:model'?s? )?context window\b|\bconversation (?:is )?to"
+        r"o long\b|\bPlease reduce the length of the messages\b",
+        "Agent and app notices that the conversation no longer fits the window (Codex, Aide"
+        "r, Claude Code compaction) and OpenAI's overflow tail in a truncated body.",
+        (
+            _ex(
+                "■ Codex ran out of room in the model's context window. Start a new thread "
+                "or clear earlier history before retrying.",
+                "openai/codex#36456",
+            ),
+            _ex(
+                "The chat session is larger than the context window!",
+                "Aider-AI/aider#645",
+            ),
+            _ex(
+                "Error: Error during compaction: Error: Conversation too long. Press esc tw"
+                "ice to go up a few messages and try again.",
+                "anthropics/claude-code#18199",
+            ),
+        ),
+    ),
+    Rule(
+        "vllm.negative-max-tokens",
+        ErrorCode.CONTEXT_OVERFLOW,
+        r"\bmax_tokens must be at least 1, got -\d",
+        "vLLM derives max_tokens from the window left; a negative value means the prompt al"
+        "ready fills the window (vllm#36789).",
+        (
+            _ex(
+                "openai.BadRequestError: Error code: 400 - {'error': {'message': 'max_token"
+                "s must be at least 1, got -7584. (parameter=max_tokens, value=-7584)', 'ty"
+                "pe': 'BadRequestError', 'param': 'max_tokens', 'code': 400}}",
+                "vllm-project/vllm#36789",
+            ),
+            _ex(
+                "max_tokens must be at least 1, got -160",
+                "vllm-project/vllm#5700",
+            ),
+        ),
+    ),
+    Rule(
+        "model.retired",
+        ErrorCode.INVALID_REQUEST,
+        r"\bmodel\b[^\n]{0,80}?\b(?:has been|was) (?:decommissioned|deprecated|retired|disc"
+        r"ontinued)\b|\bmodel\b[^\n]{0,80}?\bis (?:decommissioned|retired|no longer served)"
+        r"\b|\bmodel_(?:decommissioned|deprecated|retired)\b",
+        "A retired, decommissioned or deprecated model (Groq, OpenAI) is a request naming s"
+        "omething no longer served (policy addition 11).",
+        (
+            _ex(
+                "Error: The model `llama3-70b-8192` has been decommissioned and is no longe"
+                "r supported. Please refer to https://console.groq.com/docs/deprecations fo"
+                "r a recommendation on which model to use instead.",
+                "bklieger-groq/stockbot-on-groq#59",
+            ),
+            _ex(
+                "InvalidRequestError: The model `text-davinci-003` has been deprecated, lea"
+                "rn more here: https://platform.openai.com/docs/deprecations",
+                "Wytamma/write-the#24",
+            ),
+        ),
+    ),
+    Rule(
+        "gemini.model-not-found-for-api-version",
+        ErrorCode.INVALID_REQUEST,
+        r"\bis\s+not\s+found\s+for\s+API\s+version\b|\bCall\s+ListModels\b",
+        "Gemini's 404 for an unknown or retired model name ('Call ListModels'); the request"
+        " names a model this API does not serve (policy addition 11).",
+        (
+            _ex(
+                "404 models/gemini-pro is not found for API version v1beta, or is not suppo"
+                "rted for generateContent. Call ListModels to see the list of available mod"
+                "els and their supported methods.",
+                "langgenius/dify-official-plugins#1456",
+            ),
+            _ex(
+                "AI_APICallError: models/gemini-1.5-pro is not found for API version v1beta"
+                ", or is not supported for generateContent. Call ListModels to see the list"
+                " of available models and their supported methods.",
+                "CopilotKit/CopilotKit#2827",
+            ),
+        ),
+    ),
+    Rule(
+        "model.unknown-id",
+        ErrorCode.INVALID_REQUEST,
+        r"\bmodel\W{1,3}\S{1,100}? does not exist\b|\bmodel (?:name|id|identifier) is (?:in"
+        r"valid|not valid)\b|\bis not a valid model(?: id| name)?\b|\bAPI deployment for (?"
+        r":this|the) resource does not exist\b|\bDeploymentNotFound\b|\bNo endpoints found "
+        r"(?:for|that support|matching)\b|(?-i:\bModel Not Exist\b)",
+        "An unknown model id or Azure deployment (OpenAI, Bedrock, OpenRouter, Azure): fix "
+        "the name; the model exists nowhere for this request.",
+        (
+            _ex(
+                "The model `gpt-4-1106-preview` does not exist or you do not have access to"
+                " it.  Learn more: https://help.openai.com/en/articles/7102672-how-can-i-ac"
+                "cess-gpt-4.",
+                "skorokithakis/sysaidmin#6",
+            ),
+            _ex(
+                'BedrockException - {"message":"The provided model identifier is invalid."}',
+                "MattJColes/lgtmaybe#70",
+            ),
+            _ex(
+                '{ "error": { "message": "No endpoints found for deepseek/deepseek-chat-v3.'
+                '1:free.", "code": 404 }, "user_id": "user_2pPjrQhn6IzsURGjjb61gZqeF8d" }',
+                "chatboxai/chatbox#2743",
+            ),
+        ),
+    ),
+    Rule(
+        "schema.tool-schema-rejected",
+        ErrorCode.INVALID_REQUEST,
+        r"\bInvalid schema for (?:function|tool|response_format)\b|\bInvalid JSON payload r"
+        r"eceived\b",
+        "A tool or response schema the provider rejects (OpenAI strict schemas, Gemini unkn"
+        "own JSON Schema keywords): a malformed request.",
+        (
+            _ex(
+                "Invalid schema for function 'ai-sfn': None is not of type 'array'.",
+                "yomorun/yomo#860",
+            ),
+            _ex(
+                'Invalid JSON payload received. Unknown name "additionalProperties" at \'to'
+                "ols[0].function_declarations[8].parameters.properties[1].value.items': Can"
+                "not find field.",
+                "nanbingxyz/5ire#42",
+            ),
+        ),
+    ),
+    Rule(
+        "openai.unsupported-parameter",
+        ErrorCode.INVALID_REQUEST,
+        r"\bUnsupported (?:parameter|value): '|\bis not supported with this model\b",
+        "OpenAI's 'Unsupported parameter/value' for a field this model does not take (max_t"
+        "okens on reasoning models); a parameter bug, not an overflow.",
+        (
+            _ex(
+                "Error: Unsupported parameter: 'max_tokens' is not supported with this mode"
+                "l. Use 'max_completion_tokens' instead.",
+                "koosoli/ESPHomeDesigner#379",
+            ),
+        ),
+    ),
+    Rule(
+        "tools.call-sequence",
+        ErrorCode.INVALID_REQUEST,
+        r"\bmust be followed by tool messages\b|\bids were found without `?tool_result`? bl"
+        r"ocks\b|\bunexpected `?tool_use_id`? found in `?tool_result\b",
+        "Tool-call turns out of order (OpenAI tool_calls without tool messages, Anthropic t"
+        "ool_use without tool_result): the message list is malformed.",
+        (
+            _ex(
+                "Error: litellm.BadRequestError: OpenAIException - An assistant message wit"
+                "h 'tool_calls' must be followed by tool messages responding to each 'tool_"
+                "call_id'. The following tool_call_ids did not have response messages: call"
+                "_jJATmoUduQWxi4tRwcQjsodM",
+                "aliasrobotics/cai#111",
+            ),
+            _ex(
+                'API Error: 400 \n    {"type":"error","error":{"type":"invalid_request_erro'
+                'r","message":"messages.48: \n    `tool_use` ids were found without `tool_r'
+                "esult` blocks immediately after: \n    toolu_01NNk3AXm4JJF9nsv9aSX5kL. Eac"
+                "h `tool_use` block must have a corresponding…",
+                "anthropics/claude-code#5374",
+            ),
+        ),
+    ),
     # ------------------------------------------------------------------ band 1: quota
     Rule(
         "quota.insufficient-quota",
@@ -229,6 +1098,34 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "limits.output-tokens-range",
+        ErrorCode.INVALID_REQUEST,
+        r"(?<!\+\s{0,2}\W?)\bmax_(?:output_|new_|completion_)?tokens\W{0,3} (?:range is|mus"
+        r"t be less than or equal to|must be <=)|\bInvalid max_(?:completion_)?tokens value"
+        r"\b|\bvalid range\s+of\s+max_(?:completion_)?tokens\b|\bmaxOutputTokens value of "
+        r"\d+ but the supported range\b",
+        "An output max_tokens outside the allowed range (Groq, ERNIE): a bad parameter, not"
+        " an overflow (policy rule 3).",
+        (
+            _ex(
+                "AI_APICallError: `max_tokens` must be less than or equal to `16384`",
+                "anomalyco/opencode#1000",
+            ),
+            _ex(
+                '{\n    "message": "parameter check failed, max_output_tokens range is [2, '
+                '2048]",\n    "success": false,\n    "time": 0.249\n}',
+                "songquanpeng/one-api#1154",
+            ),
+            _ex(
+                'API Error: OpenAI compatible request failed with status 400: {"error":{"me'
+                'ssage":"Invalid max_tokens value, the valid range  \n     of max_tokens is'
+                ' [1, 8192]","type":"invalid_request_error","param":null,"code":"invalid_re'
+                'quest_error"}}',
+                "HELPMEEADICE/doge-code#5",
+            ),
+        ),
+    ),
+    Rule(
         "ollama.insufficient-memory",
         ErrorCode.INVALID_REQUEST,
         r"\bmodel requires more system memory\b",
@@ -297,6 +1194,29 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "request.malformed-body",
+        ErrorCode.INVALID_REQUEST,
+        r"(?<!\w)'(?:messages|model|prompt|input|contents)' (?:field )?is required\b|\bleng"
+        r"th of messages must be an odd number\b|\bInvalid '[\w\[\].]{0,60}[._]id': string "
+        r"too long\b|\bMinimum allowed deadline is\b|\bInvalid (?:type|value) for '",
+        "Malformed request bodies: a required field missing, ERNIE's odd-message rule, an o"
+        "ver-long tool-call id (not the prompt), a request deadline below the minimum.",
+        (
+            _ex(
+                "2025-09-07 10:21:03 [ERROR]\n 'messages' field is required",
+                "fishjar/kiss-translator#310",
+            ),
+            _ex(
+                "Invalid 'messages[10].tool_calls[0].id': string too long.",
+                "langmanus/langmanus#119",
+            ),
+            _ex(
+                "Manually set deadline 5s is too short. Minimum allowed deadline is 10s.",
+                "livekit/agents#3723",
+            ),
+        ),
+    ),
+    Rule(
         "context.request-too-large",
         ErrorCode.CONTEXT_OVERFLOW,
         r"\bRequest too large for\b[^\n]{0,300}?\bRequested\s+\d+"
@@ -324,6 +1244,24 @@ RULES: tuple[Rule, ...] = (
                 "<center><h1>413 Request Entity Too Large</h1></center>\r\n<hr><center>nginx"
                 "</center>\r\n</body>\r\n</html>",
                 "nginx default error page (ngx_http_special_response.c)",
+            ),
+        ),
+    ),
+    Rule(
+        "openai.request-too-large-wrapped",
+        ErrorCode.CONTEXT_OVERFLOW,
+        r"\bRequest too large for\b[^\n]{0,300}\n[\s\S]{0,300}?\bRequested\s+\d+",
+        "OpenAI's one-request-over-TPM 429 cut across lines by a terminal; the built-in onl"
+        "y reads one line (policy rule 3 and addition 6).",
+        (
+            _ex(
+                "RateLimitError: Error code: 429 - \n{'error': \n{'message': 'Request too l"
+                "arge for gpt-4o in organization org-78asdf87asdf9aaa8976 on tokens per min"
+                " (TPM): \nLimit 30000, Requested 31538. \nThe input or output tokens must "
+                "be reduced in order to run successfully. \nVisit https://platform.openai.c"
+                "om/account/rate-limits to learn more.', 'type': 'tokens', 'param': None, '"
+                "code': 'rate_limit_exceeded'}}",
+                "TheR1D/shell_gpt#653",
             ),
         ),
     ),
@@ -440,6 +1378,20 @@ RULES: tuple[Rule, ...] = (
     ),
     # ------------------------------------------- band 1: provider throttling and overload
     Rule(
+        "anthropic.overloaded-wrapped",
+        ErrorCode.RATE_LIMIT,
+        r"\bAnthropic(?:Exception|Error)\b[^\n]{0,12}\bOverloaded\b",
+        "litellm maps Anthropic's in-stream overloaded_error (529) to InternalServerError; "
+        "the overload decides, not the wrapper class (policy rule 4).",
+        (
+            _ex(
+                "Unexpected error: litellm.InternalServerError: AnthropicException - Overlo"
+                "aded. Handle with `litellm.InternalServerError`.",
+                "Aider-AI/aider#957",
+            ),
+        ),
+    ),
+    Rule(
         "anthropic.overloaded",
         ErrorCode.RATE_LIMIT,
         r"\boverloaded_error\b",
@@ -518,6 +1470,26 @@ RULES: tuple[Rule, ...] = (
     ),
     # ----------------------------------------- band 1: an explicit wait beats window words
     Rule(
+        "google.error-page-5xx",
+        ErrorCode.SERVER,
+        r"\bserver encountered a temporary error and could not complete your request\b",
+        "Google front-end 502/503 page: its 'Please try again in 30 seconds' is boilerplate"
+        ", not a throttle, so it ranks just above ratelimit.retry-hint.",
+        (
+            _ex(
+                "502. That’s an error.\n\nThe server encountered a temporary error and coul"
+                "d not complete your request.\n\nPlease try again in 30 seconds. That’s all"
+                " we know.",
+                "kenvandine/gemini-desktop#11",
+            ),
+            _ex(
+                "Error: Server Error\nThe server encountered a temporary error and could no"
+                "t complete your request.\nPlease try again in 30 seconds.",
+                "jsonsystems/public#69",
+            ),
+        ),
+    ),
+    Rule(
         "ratelimit.retry-hint",
         ErrorCode.RATE_LIMIT,
         r"\b(?:try again|retry)\s+(?:in|after)\s+\d+(?:\.\d+)?\s*"
@@ -552,6 +1524,39 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "ratelimit.reached-wording",
+        ErrorCode.RATE_LIMIT,
+        r"\b(?:reached|hit|exhausted|trigger(?:ed)?)[ ]+(?:(?!daily\b|monthly\b|weekly\b|TP"
+        r"D\b|RPD\b)[\w'\u2019-]+[ ]+){0,3}?rate[ -]?limits?\b(?![^\n]{0,80}\b(?:per[ -]day"
+        r"|daily|weekly|monthly|TPD|RPD|today|tomorrow|for the day)\b)|\b(?:tokens|requests"
+        r"|queries) per minute (?:limit )?(?:exceeded|reached)\b|\bwould exceed your (?:org"
+        r"anization|account)(?:'|\u2019)?s rate limit\b|\b(?:API )?(?:calls|requests?) (?:a"
+        r"re |is )?too frequent\b|\bexceeded your current requests list\b|\bHigh concurrenc"
+        r"y usage of this API\b|\btoo[ _]many[ _]concurrent[ _]requests\b|\brejected due to"
+        r" rate limiting\b|\blimited to [\d,]+ (?:API )?calls ?/ ?min(?:ute)?\b|\bconcurren"
+        r"cy limit (?:exceeded|reached)\b|\bexceeded (?:the |your )?concurrency limit\b|\b("
+        r"?-i:QPS|RPM|TPM|qps|rpm|tpm)\b[ \w]{0,20}?\blimit (?:reached|exceeded|hit)\b",
+        "Throttle wordings the built-ins miss: 'reached/exhausted ... rate limit' (Windsurf"
+        ", Copilot, Together, MiniMax), per-minute limits (Cerebras TPM, Anthropic ITPM: po"
+        "licy addition 6), 'calls too frequent', DashScope's requests list, Zhipu 1302 conc"
+        "urrency; a daily window named nearby is left to quota.window.",
+        (
+            _ex(
+                "Sorry, you have exhausted this model's rate limit. Please wait a moment be"
+                "fore trying again, or switch to a different model. Learn More",
+                "microsoft/vscode-copilot-release#7132",
+            ),
+            _ex(
+                '"Tokens per minute limit exceeded - too many tokens processed."',
+                "continuedev/continue#9800",
+            ),
+            _ex(
+                "1002, trigger rate limit, please contact the sales representative",
+                "MiniMax-AI/MiniMax-01#45",
+            ),
+        ),
+    ),
+    Rule(
         "quota.window",
         ErrorCode.QUOTA_EXCEEDED,
         r"\b(?:daily|monthly|weekly)\s+(?:\w+\s+){0,2}(?:limit|quota|budget)\b"
@@ -571,6 +1576,30 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "gemini.per-minute-quota",
+        ErrorCode.RATE_LIMIT,
+        r"\bquota_?Id\W{1,6}[\w-]{0,60}PerMinute(?![\s\S]{0,1500}?(?:PerDay|PerMonth|limit:"
+        r" ?0\b|quota_?limit_?value\W{1,6}0\b))(?<!(?:PerDay|PerMonth|limit: ?0\b|quota_?li"
+        r"mit_?value\W{1,6}0\b)[\s\S]{0,3000})",
+        "Gemini's 'You exceeded your current quota' whose QuotaFailure names only per-minut"
+        "e quota ids is a throttle (policy addition 6); a per-day id or a zero limit in the"
+        " same body keeps it QUOTA_EXCEEDED (policy rule 2).",
+        (
+            _ex(
+                "Attempt 4 failed with status 429. Retrying with backoff... \nApiError: \n"
+                '\n{\n  "error": {\n    "code": 429,\n    "message": "You exceeded your cur'
+                "rent quota, please check your plan and billing details. For more informati"
+                "on on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limi"
+                'ts.",\n    "status": "RESOURCE_EXHAUSTED",\n    "details": [\n      {\n   '
+                '     "@type": "type.googleapis.com/google.rpc.QuotaFailure",\n        "vio'
+                'lations": [\n          {\n            "quotaMetric": "generativelanguage.g'
+                'oogleapis.com/generate_content_free_tier_input_token_count",\n            '
+                '"quotaId": "GenerateContentInputTokensPerModelPerMinute-FreeTier",\n…',
+                "google-gemini/gemini-cli-action#36",
+            ),
+        ),
+    ),
+    Rule(
         "quota.current-quota",
         ErrorCode.QUOTA_EXCEEDED,
         r"\bexceeded your current quota\b|\bcheck your plan and billing details\b",
@@ -585,6 +1614,37 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     # ---------------------------------------------- band 2: gateways and exception names
+    Rule(
+        "local.runner-crashed",
+        ErrorCode.SERVER,
+        r"\bllama[ -](?:runner|server) (?:process )?(?:has )?(?:terminated|no longer runnin"
+        r"g)\b|\bmodel runner has unexpectedly stopped\b|\bThe model has crashed\b|\b(?:Asy"
+        r"ncEngineDeadError|MQEngineDeadError|EngineDeadError)\b|\bBackground loop has erro"
+        r"red already\b|\bEngineCore encountered (?:an issue|a fatal error)\b|\bEngine core"
+        r" proc \S{1,40} died unexpectedly\b|\bengine dead\)(?<=\(engine dead\))|\b(?:Sched"
+        r"uler|TokenizerManager|DetokenizerManager) hit an exception\b|\bRequest failed dur"
+        r"ing generation\b|\btext_generation_(?:client|router\w{0,20})\b[^\n]{0,100}\bServe"
+        r"r error\b|\btext_generation_launcher\b[^\n]{0,40}\bencountered an error\b",
+        "A local model server's runner, engine or scheduler crashed (Ollama, LM Studio, vLL"
+        "M, SGLang, TGI): a server-side failure even when the client saw an EOF or 'transpo"
+        "rt error' from it (policy rule 8).",
+        (
+            _ex(
+                'msg="llama runner terminated" error="exit status 2"',
+                "ollama/ollama#9330",
+            ),
+            _ex(
+                "Error: The model has crashed without additional information. (Exit code: null)",
+                "lmstudio-ai/lmstudio-bug-tracker#2255",
+            ),
+            _ex(
+                "(APIServer pid=1) ERROR 05-12 01:48:42 [api_router.py:72] vllm.v1.engine.e"
+                "xceptions.EngineDeadError: EngineCore encountered an issue. See stack trac"
+                "e (above) for the root cause.",
+                "vllm-project/vllm#42362",
+            ),
+        ),
+    ),
     Rule(
         "gateway.envoy-reset",
         ErrorCode.SERVER,
@@ -641,6 +1701,161 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "windows.socket-timeout",
+        ErrorCode.TIMEOUT,
+        r"\b(?:WinError|Errno|os error)\s+10060\b|\bconnected party did not properly respon"
+        r"d after a period of time\b|\bsemaphore timeout period has expired\b|(?:\bCannot c"
+        r"onnect to host\b|\b(?:WinError|Errno)\s+121\b)[^\n]{0,200}?信号灯超时时间已到",
+        "Windows WSAETIMEDOUT (10060) and ERROR_SEM_TIMEOUT (121, Chinese '信号灯超时时间已"
+        "到') are connect timeouts, even inside a ConnectError wrapper.",
+        (
+            _ex(
+                "httpx.ConnectError: [WinError 10060]",
+                "Nixtla/nixtla#137",
+            ),
+            _ex(
+                "[2015-08-13 20:00:08] System.Net.Sockets.SocketException (0x80004005): A c"
+                "onnection attempt failed because the connected party did not properly resp"
+                "ond after a period of time, or established connection failed because conne"
+                "cted host has failed to respond",
+                "shadowsocks/shadowsocks-windows#271",
+            ),
+            _ex(
+                "aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host cha"
+                "tgpt.com:443 ssl:default [信号灯超时时间已到]",
+                "xtekky/gpt4free#2007",
+            ),
+        ),
+    ),
+    Rule(
+        "client.timeout-elapsed",
+        ErrorCode.TIMEOUT,
+        r"\btimeout of \d+\s?ms exceeded\b|\bHttpClient\.Timeout\b|\baborted after (?:a )?t"
+        r"imeout\b|\bThe request (?:connection )?took longer than\b|\b(?:Receiving|Sending)"
+        r" data timeout\b|\bConnecting timed out\b",
+        "JS/.NET/Dart client timeouts that surface as a cancellation or abort (axios, HttpC"
+        "lient.Timeout, dio): a timeout named as the cause is TIMEOUT (addition 3); ahead o"
+        "f abort and socket-code rules (axios adds ECONNABORTED).",
+        (
+            _ex(
+                "Error: 1P event logging: 1 events failed to export (code=ECONNABORTED, tim"
+                "eout of 10000ms exceeded)",
+                "anthropics/claude-code#46113",
+            ),
+            _ex(
+                "System.Threading.Tasks.TaskCanceledException: The request was canceled due"
+                " to the configured HttpClient.Timeout of 100 seconds elapsing.",
+                "OkGoDoIt/OpenAI-API-dotnet#102",
+            ),
+            _ex(
+                "status code :null  message :The request connection took longer than 0:00:2"
+                "0.000000. It was aborted. \ndata:null",
+                "redevrx/chat_gpt_sdk#31",
+            ),
+        ),
+    ),
+    Rule(
+        "provider.processing-error",
+        ErrorCode.SERVER,
+        r"\bserver (?:had|experienced) an error (?:while )?processing your request\b|\boccu"
+        r"rred while processing your request\.?[ ]{0,3}You can retry\b|\bBedrock is unable "
+        r"to process your request\b|\bsystem encountered an unexpected error during process"
+        r"ing\b",
+        "OpenAI/Azure 500 server_error and Bedrock ServiceUnavailableException/InternalServ"
+        "erException wordings: the provider failed on its side; a bare 'error occurred whil"
+        "e processing' (Groq uses it for retired models) needs OpenAI's 'You can retry' to "
+        "count.",
+        (
+            _ex(
+                "The server had an error while processing your request. Sorry about that! Y"
+                "ou can retry your request, or contact us through our help center at help.o"
+                "penai.com if the error persists. (Please include the session ID sess_*** i"
+                "n your message.)",
+                "openai/openai-realtime-console#51",
+            ),
+            _ex(
+                "Codex error: An error occurred while processing your request. You can retr"
+                "y your request, or contact us through our help center at help.openai.com i"
+                "f the error persists. Please include the request ID <uuid> in your message"
+                ".",
+                "gethouston/houston#1219",
+            ),
+            _ex(
+                "Error: Can't invoke. Reason: Bedrock is unable to process your request.",
+                "darko-mesaros/bedrust#47",
+            ),
+        ),
+    ),
+    Rule(
+        "google.api-core-server",
+        ErrorCode.SERVER,
+        r"\bgoogle\.api_core\.exceptions\.(?-i:ServiceUnavailable|InternalServerError|BadGa"
+        r"teway|ServerError|Unknown|DataLoss)\b(?![^\n]{0,80}?\b(?:failed to connect|connec"
+        r"tion (?:reset|refused|closed|aborted|error|timed out)|Socket closed|DNS resolutio"
+        r"n failed|name resolution|getaddrinfo|handshake|unreachable)\b)|(?-i:\b(?:ServiceU"
+        r"navailable|BadGateway)): 5\d\d\b(?![^\n]{0,80}?\b(?:failed to connect|connection "
+        r"(?:reset|refused|closed|aborted|error|timed out)|Socket closed|DNS resolution fai"
+        r"led|name resolution|getaddrinfo|handshake|unreachable)\b)",
+        "google-api-core's 5xx exception names (ServiceUnavailable: 503 ...) are the backen"
+        "d failing; a wrapped connection failure ('503 failed to connect to all addresses')"
+        " is left to the transport rules (policy addition 9).",
+        (
+            _ex(
+                "google.api_core.exceptions.ServiceUnavailable: 503 The service is currentl"
+                "y unavailable.",
+                "google-gemini/deprecated-generative-ai-python#64",
+            ),
+        ),
+    ),
+    Rule(
+        "sagemaker.model-server-error",
+        ErrorCode.SERVER,
+        r"\bReceived server error \(\d{0,3}\) from\b",
+        "SageMaker ModelError 'Received server error (N) from <variant>': the model contain"
+        "er failed or did not answer (its 'client error (400)' twin stays INVALID_REQUEST).",
+        (
+            _ex(
+                "An error occurred (ModelError) when calling the InvokeEndpoint operation: "
+                'Received server error (0) from model with message "Amazon SageMaker could '
+                "not get a response from the [ENDPOINT NAME] endpoint. This can occur when "
+                "CPU or memory utilization is high. To check your utilization, see Amazon C"
+                "loudWatch. To fix this problem, use an instance type with more CPU capacit"
+                'y or memory.". See https://eu-central-1.console.aws.amazon.com/cloudwatch/'
+                "home?region=eu-central-1#logEventViewer:group=/aws/sagemaker/Endpoints/[EN"
+                "DPOINT NAME] in account XXXXXXXXXXXX for more information.",
+                "aws/amazon-sagemaker-examples#2815",
+            ),
+        ),
+    ),
+    Rule(
+        "provider.model-unavailable",
+        ErrorCode.SERVER,
+        r"\bmodel you(?:'|\u2019)?(?:ve)? selected is temporarily unavailable\b|\bModel \S{"
+        r"1,120} is currently loading\b|\bWorker threw exception\b",
+        "The serving side cannot run the model right now: Amazon Q's 'model ... temporarily"
+        " unavailable' (InternalServerException), Hugging Face's 503 'currently loading' bo"
+        "dy, Cloudflare 1101 'Worker threw exception' (the edge worker failed, policy rule "
+        "5).",
+        (
+            _ex(
+                "Amazon Q is having trouble responding right now: \n   0: The model you've "
+                "selected is temporarily unavailable. Please use '/model' to select a diffe"
+                "rent model and try again.\n          Request ID: 3b962cd0-490d-4270-9f37-b"
+                "f99251db584",
+                "aws/amazon-q-developer-cli#2280",
+            ),
+            _ex(
+                '{"error":"Model meta-llama/Llama-3.2-1B-Instruct is currently loading","es'
+                'timated_time":98.86515045166016}',
+                "radareorg/r2ai#65",
+            ),
+            _ex(
+                "1101: Worker threw exception",
+                "cloudflare/ai:packages/workers-ai-provider/test/workersai-error.test.ts",
+            ),
+        ),
+    ),
+    Rule(
         "exc.timeout",
         ErrorCode.TIMEOUT,
         r"\b(?:httpx|httpcore|httpx2|httpcore2)\.(?:ReadTimeout|WriteTimeout|ConnectTimeout"
@@ -672,6 +1887,39 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "exc.timeout-bare-names",
+        ErrorCode.TIMEOUT,
+        r"(?-i:\b(?:Read|Connect|Write|Pool)Timeout(?:Error)?\b)(?!\s*[=:]\s*\d)|(?-i:\b(?:"
+        r"System\.)?TimeoutException\b|\bSocketTimeoutException\b|\bHttpTimeoutException\b|"
+        r"\bConnectTimeoutException\b)|\bInterruptedIOException: timeout\b|\bOS Error: (?:O"
+        r"peration|Connection) timed out\b|\bAPIConnectionError\b[^\n]{0,150}?\btimed out\b",
+        "Timeout exception names without their module prefix (httpx/urllib3 ReadTimeout, .N"
+        "ET/Java TimeoutException, OkHttp InterruptedIOException: timeout, Dart OS timeout)"
+        ", and a connection wrapper whose cause timed out.",
+        (
+            _ex(
+                "Error: API error from ollama (model: devstral-small-2:24b-vibe): LLM backe"
+                "nd error [ollama]\n  status: N/A\n  reason: ReadTimeout('')\n  request_id:"
+                " N/A\n  endpoint: http://myserver.net:11434/v1/chat/completions\n  model: "
+                "devstral-small-2:24b-vibe\n  provider_message: Network error\n  body_excer"
+                'pt: \n  payload_summary: {"model":"devstral-small-2:24b-vibe","message_cou'
+                'nt":74,"approx_chars":139737,"temperature":0.15,"has_tools":true,"tool_cho'
+                'ice":"auto"}',
+                "mistralai/mistral-vibe#238",
+            ),
+            _ex(
+                'Exception in thread "main" java.lang.RuntimeException: java.lang.RuntimeEx'
+                "ception: java.io.InterruptedIOException: timeout",
+                "langchain4j/langchain4j#179",
+            ),
+            _ex(
+                "litellm.APIConnectionError: APIConnectionError: OpenAIException - timed ou"
+                "t\nRetrying in 0.2 seconds...",
+                "BerriAI/litellm#8174",
+            ),
+        ),
+    ),
+    Rule(
         "node.timeout-codes",
         ErrorCode.TIMEOUT,
         r"(?-i:\bETIMEDOUT\b|\bESOCKETTIMEDOUT\b|\bUND_ERR_(?:CONNECT|HEADERS|BODY)_TIMEOUT\b)"
@@ -696,6 +1944,52 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "node.abort-by-timer",
+        ErrorCode.TIMEOUT,
+        r"\bAbortError\b[\s\S]{0,1500}?\bat Timeout\._onTimeout\b",
+        "An AbortError fired from a Node timer callback is a timer-driven abort: a timeout "
+        "(policy rule 6).",
+        (
+            _ex(
+                "AbortError: The operation was aborted\\n    at abortChildProcess (node:chi"
+                "ld_process:725:27)\\n    at EventTarget.onAbortListener (node:child_proces"
+                "s:795:7)\\n    at [nodejs.internal.kHybridDispatch] (node:internal/event_t"
+                "arget:831:20)\\n    at EventTarget.dispatchEvent (node:internal/event_targ"
+                "et:766:26)\\n    at abortSignal (node:internal/abort_controller:370:10)\\n"
+                "    at AbortController.abort (node:internal/abort_controller:392:5)\\n    "
+                "at Timeout._onTimeout (file:///home/amon1998/.claude/local/node_modules/@a"
+                "nthropic-ai/claude-code/cli.js:3345:8200)",
+                "anthropics/claude-code#5539",
+            ),
+        ),
+    ),
+    Rule(
+        "google.server-cancelled",
+        ErrorCode.SERVER,
+        r"\b499\b(?<=(?:(?<![a-z])status(?:[ _-]?code)?|\bcode)\W{1,4}499)(?![^\n]{0,40}\bc"
+        r"lient closed\b)|\boperation was cancelled(?<=(?-i:The operation was cancelled))(?"
+        r"<!(?:Operation|Task)Cancell?edException:[ ]{0,3}The operation was cancelled)(?![^"
+        r"\n]{0,12}\b(?:because|due to|by)\b)",
+        "Google's backend cancelling a call: status/code 499 or its canonical 'The operatio"
+        "n was cancelled.' (backendError) is SERVER (policy addition 2); local cancels say "
+        "otherwise ('Locally cancelled by application!', .NET OperationCanceledException).",
+        (
+            _ex(
+                "The operation was cancelled.\n[Debug Info]\nRequested Model: antigravity-g"
+                "emini-3.1-pro\nEffective Model: gemini-3.1-pro-low\nProject: numeric-brace"
+                "-ltr8c\nEndpoint: https://daily-cloudcode-pa.sandbox.googleapis.com/v1inte"
+                "rnal:streamGenerateContent?alt=sse\nStatus: 499\nRequest ID: N/A…",
+                "NoeFabris/opencode-antigravity-auth#508",
+            ),
+            _ex(
+                "java.util.concurrent.ExecutionException: com.google.api.gax.rpc.CancelledE"
+                "xception: io.grpc.StatusRuntimeException: CANCELLED: The operation was can"
+                "celled.",
+                "GoogleCloudPlatform/java-docs-samples#1307",
+            ),
+        ),
+    ),
+    Rule(
         "abort.caller",
         ErrorCode.ABORTED,
         r"\b(?:Request|operation) was aborted\b(?!\s+due to timeout)|\bAbortError\b"
@@ -715,6 +2009,90 @@ RULES: tuple[Rule, ...] = (
             _ex(
                 "asyncio.exceptions.CancelledError",
                 "CPython Lib/asyncio/exceptions.py (CancelledError)",
+            ),
+        ),
+    ),
+    Rule(
+        "abort.by-user",
+        ErrorCode.ABORTED,
+        r"(?:\b(?:cancell?ed|canceled|aborted|interrupted|stopped)\s+by\s+(?:the\s+|another"
+        r"\s+)?(?:user|client|caller|application)\b|\b(?:user|you)\s+(?:has\s+|have\s+)?(?:"
+        r"cancell?ed|canceled|aborted|interrupted)\b|\bwe interrupted\b|\buser doesn't want"
+        r" to proceed\b|\buser_cancell?ed\b)(?<!time(?:d[ -]?)?out[\s\S]{0,300})(?![\s\S]{0"
+        r",300}time(?:d[ -]?)?out)",
+        "A cancel or interrupt attributed to the user/client (agent UIs, SDKs, servers logg"
+        "ing the client's cancel): ABORTED, addition 2.",
+        (
+            _ex(
+                "Request interrupted by user",
+                "anthropics/claude-code#52327",
+            ),
+            _ex(
+                "User cancelled the request.",
+                "google-gemini/gemini-cli:packages/cli/src/ui/hooks/useGeminiStream.ts",
+            ),
+            _ex(
+                "The user cancelled this tool call.",
+                "continuedev/continue:core/tools/constants.ts",
+            ),
+        ),
+    ),
+    Rule(
+        "abort.notice",
+        ErrorCode.ABORTED,
+        "(?:\\b(?:request|response|stream|generation|turn|conversation|reply|completion|cha"
+        "t|tool call|tool execution|tool use|tool|compaction|login|subagent|delay|model inv"
+        "ocation|execution|command|OAuth flow|run)\\s+(?:was\\s+|has been\\s+|is\\s+)?(?:ca"
+        "ncell?ed|canceled|aborted)\\b(?=\\s*(?:[.!\\]\\\"')]|$|before\\b|-|\\W+Returning))"
+        "|\\b(?:request|response|turn|conversation|reply|task|tool call|tool execution|OAut"
+        "h flow)\\s+(?:was\\s+|has been\\s+)?interrupted\\b(?=\\s*(?:[.!\\]\\\"')]|$|before"
+        "\\b|-|\\W+tell\\b))|^\\W{0,8}(?:operation|stream)\\s+(?:cancell?ed|canceled|aborte"
+        "d)\\b\\W*$|^\\W{0,8}(?-i:Cancell?ed|Canceled|Aborted|Interrupted)\\b(?=\\W*$|\\s*·"
+        ")|\\bsignal is aborted without reason\\b)(?<!time(?:d[ -]?)?out[\\s\\S]{0,300})(?!"
+        "[\\s\\S]{0,300}time(?:d[ -]?)?out)",
+        "UI/SDK notices that a request, turn or tool call was cancelled, aborted or interru"
+        "pted, as a whole message (no timeout named; 'operation was cancelled' from a backe"
+        "nd is left alone).",
+        (
+            _ex(
+                "Request cancelled.",
+                "google-gemini/gemini-cli#5838",
+            ),
+            _ex(
+                "Conversation interrupted - tell the model what to do differently. Somethin"
+                "g went wrong? Hit `/feedback` to report the issue.",
+                "openai/codex#14142",
+            ),
+            _ex(
+                "Tool call cancelled. Returning to chat...",
+                "aaif-goose/goose#2586",
+            ),
+        ),
+    ),
+    Rule(
+        "abort.interrupt-names",
+        ErrorCode.ABORTED,
+        r"(?:(?-i:\bKeyboardInterrupt\b|\bResponseAborted\b|\bMessageAbortedError\b)|\^C ag"
+        r"ain to exit\b|\bAborted request\b(?!\s+due to)|\bdisconnected from the client sid"
+        r"e\b|\bClient disconnected\W{1,3}(?:Stopping|cancell?ing)\b|\bdue to client closin"
+        r"g the connection\b|\b(?:requested cancell?ing|cancell?ed) generation\b|\bcancel t"
+        r"ask, id_task\b)(?<!time(?:d[ -]?)?out[\s\S]{0,300})(?![\s\S]{0,300}time(?:d[ -]?)"
+        r"?out)",
+        "Caller-side interruption names and server logs of a client that went away (Keyboar"
+        "dInterrupt, ^C, Next.js ResponseAborted, vLLM/SGLang/LM Studio/Ollama/llama.cpp).",
+        (
+            _ex(
+                "^C KeyboardInterrupt",
+                "Aider-AI/aider:aider/coders/base_coder.py",
+            ),
+            _ex(
+                "INFO 12-26 20:02:43 engine.py:285] Aborted request chatcmpl-d3e09827e54548"
+                "e08ed914c0fad97b6a.",
+                "danny-avila/LibreChat#5116",
+            ),
+            _ex(
+                "srv  cancel_tasks: cancel task, id_task = 0",
+                "ggml-org/llama.cpp#11414",
             ),
         ),
     ),
@@ -753,6 +2131,87 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "http.truncated-body",
+        ErrorCode.TRANSPORT,
+        r"\bresponse ended prematurely\b|\bPremature end of chunk coded message body\b|\bPr"
+        r"emature end of Content-Length delimited message body\b|\bIncompleteRead\(|\bTrans"
+        r"ferEncodingError\b|\bNot enough data (?:for|to) satisfy (?:transfer|content) leng"
+        r"th header\b|(?-i:\bContentLengthError\b)|\bChunkedEncodingError\b|\bhyper::Error"
+        r"\((?:IncompleteMessage|ChannelClosed)\b",
+        "A response body cut before its end (requests, .NET, Apache HttpClient, aiohttp who"
+        "se '400' is the parser's, hyper): the connection dropped (policy addition 9).",
+        (
+            _ex(
+                "aiohttp.http_exceptions.TransferEncodingError: 400, message:\nNot enough d"
+                "ata to satisfy transfer length header.",
+                "xtekky/gpt4free#3292",
+            ),
+            _ex(
+                "System.Net.Http.HttpIOException: The response ended prematurely. (ResponseEnded)",
+                "dotnet/runtime#104296",
+            ),
+            _ex(
+                "IO Error: Premature end of chunk coded message body: closing chunk expected",
+                "validator/validator#999",
+            ),
+        ),
+    ),
+    Rule(
+        "windows.socket-errors",
+        ErrorCode.TRANSPORT,
+        r"\b(?:WinError|Errno|os error)\s+100(?:53|54|61)\b|\bactively refused it\b|\bestab"
+        r"lished connection was aborted by the software in your host machine\b|\bexisting c"
+        r"onnection was forcibly closed by the remote host\b",
+        "Windows socket errors 10053/10054 (aborted, reset) and 10061 (refused): connection"
+        " failures; localised texts (Chinese) are caught by the error number.",
+        (
+            _ex(
+                'Error: Post "http://127.0.0.1:11434/api/show": dial tcp 127.0.0.1:11434: c'
+                "onnectex: No connection could be made because the target machine actively "
+                "refused it.",
+                "ollama/ollama#9839",
+            ),
+            _ex(
+                "ConnectError: [WinError 10061] No connection could be made because the tar"
+                "get machine actively refused it",
+                "ollama/ollama-python#27",
+            ),
+            _ex(
+                "ConnectionResetError: [WinError 10054] 远程主机强迫关闭了一个现有的连接。",
+                "urllib3/urllib3#1826",
+            ),
+        ),
+    ),
+    Rule(
+        "connect.failure-names",
+        ErrorCode.TRANSPORT,
+        r"\bCould not connect to the endpoint URL\b|(?-i:\bEndpointConnectionError\b)|(?-i:"
+        r"\bjava\.net\.(?:ConnectException|UnknownHostException|NoRouteToHostException)\b)|"
+        r"\btcp connect error\b|\bNo such host is known\b|\bName does not resolve\b|: no su"
+        r"ch host\b|\buse of closed network connection\b|\bserver closed idle connection\b|"
+        r"\bNetwork is unreachable\b|\bNo route to host\b|\bHost is unreachable\b|\bfailed "
+        r"to lookup address information\b|\bdns error: |\bunexpected end of stream on\b|\bs"
+        r"tream was reset: (?-i:(?!CANCEL\b)[A-Z_]{3,30}\b)|\bunexpected EOF or 0 bytes fro"
+        r"m the transport stream\b|(?-i:(?:\bKind\(|\bkind: )(?:ConnectionReset|ConnectionR"
+        r"efused|ConnectionAborted|BrokenPipe|UnexpectedEof|NotConnected)\b)",
+        "Connect, DNS and closed-socket failures named by botocore, Java, reqwest, .NET and"
+        " Go: the socket never reached, or lost, the provider.",
+        (
+            _ex(
+                'EndpointConnectionError: Could not connect to the endpoint URL: "https://c'
+                'omprehend.us-west-1.amazonaws.com/"',
+                "aws-samples/amazon-custom-entity-recognition-textract-comprehend#1",
+            ),
+            _ex(
+                "!MESSAGE Failed to call LLM LlmConfig(providerType=OPEN_AI, model=gemma-4-"
+                "26b-a4b-it-qat, url=https://xxxx/v1, planTemperature=0.8, devTemperature=0"
+                ".3, thinkingEnabled=true, sendThinkingEnabled=true)\n!STACK 0\njava.util.c"
+                "oncurrent.CompletionException: java.net.ConnectException",
+                "sterlp/eclipse-peon-ai#88",
+            ),
+        ),
+    ),
+    Rule(
         "node.socket-codes",
         ErrorCode.TRANSPORT,
         r"(?-i:\b(?:ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH"
@@ -777,7 +2236,92 @@ RULES: tuple[Rule, ...] = (
             ),
         ),
     ),
+    Rule(
+        "http2.goaway-reset",
+        ErrorCode.TRANSPORT,
+        r"(?-i:\bGOAWAY\b|\bGoAway\()|<ConnectionTerminated\b|\bstream error: stream ID \d+"
+        r"; \w+; received from peer\b|\bh2\.exceptions\.ProtocolError\b",
+        "HTTP/2 connection shutdowns and stream resets (Go GOAWAY, hyper GoAway, h2 Connect"
+        "ionTerminated, RST_STREAM 'INTERNAL_ERROR' is an h2 code, not a 500).",
+        (
+            _ex(
+                "http2: server sent GOAWAY and closed the connection; LastStreamID=1999, Er"
+                'rCode=NO_ERROR, debug=""',
+                "stellar/go-stellar-sdk#573",
+            ),
+            _ex(
+                "stream error: stream ID 983; INTERNAL_ERROR; received from peer",
+                "Exafunction/codeium#146",
+            ),
+            _ex(
+                "<ConnectionTerminated error_code:ErrorCodes.NO_ERROR, last_stream_id:1999,"
+                " additional_data:None>",
+                "encode/httpcore#45",
+            ),
+        ),
+    ),
+    Rule(
+        "tls.verification-failed",
+        ErrorCode.TRANSPORT,
+        r"\bx509: certificate\b|\bunable to get local issuer certificate\b|\bcertificate si"
+        r"gned by unknown authority\b|\bcertificate is not trusted\b|\bself[- ]signed certi"
+        r"ficate in certificate chain\b|\bunable to verify the first certificate\b|\bPKIX p"
+        r"ath building failed\b|\bSSLHandshakeException\b|\bThe SSL connection could not be"
+        r" established\b|\bremote error: tls: |(?-i:\bWRONG_VERSION_NUMBER\b|\bUNEXPECTED_E"
+        r"OF_WHILE_READING\b|\b(?:SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNA"
+        r"BLE_TO_GET_ISSUER_CERT_LOCALLY|UNABLE_TO_VERIFY_LEAF_SIGNATURE)\b)",
+        "TLS certificate verification and protocol failures (Go x509, OpenSSL, workerd, Nod"
+        "e): the connection failed before the provider saw the request (addition 9).",
+        (
+            _ex(
+                "x509: certificate signed by unknown authority",
+                "Zartenc/httpsproxy#4",
+            ),
+            _ex(
+                "{ FetchError: request to https://eu-api.coolkit.cc:8080/api/user/login fai"
+                "led, reason: unable to get local issuer certificate",
+                "skydiver/ewelink-api#159",
+            ),
+            _ex(
+                "ssl.SSLError: [SSL: WRONG_VERSION_NUMBER] wrong version number (_ssl.c:852)",
+                "encode/httpx#646",
+            ),
+        ),
+    ),
     # ------------------------------------------------------- band 3: HTTP status context
+    Rule(
+        "grpc.connect-failed",
+        ErrorCode.TRANSPORT,
+        r"\bfailed to connect to all addresses\b|\bFailed to pick subchannel\b|\bUNAVAILABL"
+        r"E\W{1,4}(?:Connect Failed|No connection established)\b",
+        "gRPC could not connect to any address: a connection failure even under UNAVAILABLE"
+        " or 503 (policy addition 9).",
+        (
+            _ex(
+                "ServiceUnavailable: 503 failed to connect to all addresses",
+                "googleapis/google-cloud-python#10630",
+            ),
+            _ex(
+                '"error": "14 UNAVAILABLE: failed to connect to all addresses"',
+                "bloomrpc/bloomrpc#258",
+            ),
+            _ex(
+                "Error: 14 UNAVAILABLE: No connection established",
+                "grpc/grpc-node#1754",
+            ),
+        ),
+    ),
+    Rule(
+        "status.spelled-429",
+        ErrorCode.RATE_LIMIT,
+        _spelled("429|529"),
+        (
+            "HTTP 429 (and Anthropic's 529) spelled as the built-in status contexts do "
+            "not read them: '429 status code (no body)', '[429]', a gin access line, re-"
+            "escaped JSON, a float status."
+        ),
+        (_ex("API Request Failed: 429 status code (no body)", "cline/cline#962"),),
+    ),
     Rule(
         "http.529",
         ErrorCode.RATE_LIMIT,
@@ -816,6 +2360,13 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "status.spelled-timeout",
+        ErrorCode.TIMEOUT,
+        _spelled("408|504"),
+        "HTTP 408/504 spelled as the built-in status contexts do not read them.",
+        (_ex("504: DEADLINE_EXCEEDED", "letta-ai/letta#2861"),),
+    ),
+    Rule(
         "http.408",
         ErrorCode.TIMEOUT,
         _status("408", r"408 Request Time-?out"),
@@ -842,6 +2393,18 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "status.spelled-5xx",
+        ErrorCode.SERVER,
+        _spelled("500|502|503|520|521|522|523|524|525|526|527|530"),
+        (
+            "HTTP 5xx spelled as the built-in status contexts do not read them: '[503 ]',"
+            " a line-start status before a lower-case message (the status outranks the "
+            "word, policy 4), Google's '502. That's an error.' page, an exception name "
+            "before the status."
+        ),
+        (_ex("503 server is overloaded.", "cline/cline#440"),),
+    ),
+    Rule(
         "http.5xx",
         ErrorCode.SERVER,
         _status(
@@ -863,6 +2426,36 @@ RULES: tuple[Rule, ...] = (
                 "</html>",
                 "nginx default error page (ngx_http_special_response.c)",
             ),
+        ),
+    ),
+    Rule(
+        "auth.status-forms",
+        ErrorCode.AUTH,
+        r"\b(?:401|403) status code\b|^\W{0,3}(?:401|403):\s",
+        "openai-node's '401 status code (no body)' and bare '401: …' status lines: policy 7"
+        " status contexts that the built-in status rule does not read.",
+        (
+            _ex(
+                "401 status code (no body)",
+                "continuedev/continue#10277",
+            ),
+            _ex(
+                "401: user not found",
+                "BeehiveInnovations/pal-mcp-server#209",
+            ),
+        ),
+    ),
+    Rule(
+        "status.spelled-auth",
+        ErrorCode.AUTH,
+        _spelled("401|403|407"),
+        (
+            "HTTP 401/403 spelled as the built-in status contexts do not read them: '401:"
+            " user not found', '[401]', botocore's 'An error occurred (401)'."
+        ),
+        (
+            _ex("401: user not found", "BeehiveInnovations/pal-mcp-server#209"),
+            _ex("401 status code (no body)", "continuedev/continue#10277"),
         ),
     ),
     Rule(
@@ -903,6 +2496,22 @@ RULES: tuple[Rule, ...] = (
         (
             _ex(
                 "HTTP/1.1 413 Content Too Large", "RFC 9110 section 15.5.14 (413 Content Too Large)"
+            ),
+        ),
+    ),
+    Rule(
+        "status.spelled-4xx",
+        ErrorCode.INVALID_REQUEST,
+        _spelled("400|404|405|409|410|415|422"),
+        (
+            "HTTP 4xx spelled as the built-in status contexts do not read them: a line-"
+            "start status before a lower-case message, 'API returned 400:', requests' "
+            "'400 Client Error', aiohttp's '400, message='."
+        ),
+        (
+            _ex(
+                'API returned 400: {"message":"The provided model identifier is invalid."}',
+                "Wei-Shaw/sub2api#1714",
             ),
         ),
     ),
@@ -951,6 +2560,23 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "provider.unavailable-error-type",
+        ErrorCode.SERVER,
+        r"\b(?:service_)?unavailable_error\b|\bserver_is_overloaded\b",
+        "OpenAI's in-band Responses error type service_unavailable_error / code server_is_o"
+        "verloaded and llama.cpp's unavailable_error are their 503 class: SERVER, although "
+        "the message says 'overloaded' (policy rule 4: a 503 overload is SERVER).",
+        (
+            _ex(
+                '{\n  "error": {\n    "code": "server_is_overloaded",\n    "message": "Our '
+                'servers are currently overloaded. Please try again later.",\n    "param": '
+                'null,\n    "type": "service_unavailable_error"\n  },\n  "sequence_number":'
+                ' 2,\n  "type": "error"\n}',
+                "Wei-Shaw/sub2api#6631",
+            ),
+        ),
+    ),
+    Rule(
         "type.server",
         ErrorCode.SERVER,
         r"\bapi_error\b|\bserver_error\b|\binternal_server_error\b"
@@ -960,11 +2586,6 @@ RULES: tuple[Rule, ...] = (
         r"|ServiceUnavailableError|InternalServerError|BadGatewayError)\b",
         "Generic provider-side failure types (Anthropic api_error, gRPC UNAVAILABLE, Bedrock 5xx).",
         (
-            _ex(
-                "<_InactiveRpcError of RPC that terminated with:\n\tstatus = "
-                'StatusCode.UNAVAILABLE\n\tdetails = "failed to connect to all addresses"',
-                "grpc/grpc src/python/grpcio/grpc/_channel.py (_InactiveRpcError)",
-            ),
             _ex(
                 '{"type":"error","error":{"type":"api_error","message":"Internal server error"}}',
                 "Anthropic API docs, errors (500 api_error): https://docs.anthropic.com/en/api/"
@@ -1038,6 +2659,30 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     # ------------------------------------------------------------- band 4: plain wordings
+    Rule(
+        "sdk.stream-ended-early",
+        ErrorCode.TRANSPORT,
+        r"\bended without sending any chunks\b|\bstream closed before (?:response\.\w+|mess"
+        r"age_stop\b)|\bDid not receive done or success response in stream\b|\bExpected a c"
+        r"ompleted response\b",
+        "SDK checks that a stream closed before its terminal event (Anthropic TS, Codex, Ol"
+        "lama clients): truncated in transit, like pi.stream-truncated.",
+        (
+            _ex(
+                "request ended without sending any chunks",
+                "anthropics/anthropic-sdk-typescript:src/lib/MessageStream.ts",
+            ),
+            _ex(
+                "stream disconnected before completion: stream closed before response.completed",
+                "piperhex/codex-switch#24",
+            ),
+            _ex(
+                "Did not receive done or success response in stream.: Error: Did not receiv"
+                "e done or success response in stream.",
+                "ollama/ollama-vscode#60",
+            ),
+        ),
+    ),
     Rule(
         "pi.stream-truncated",
         ErrorCode.TRANSPORT,
@@ -1139,6 +2784,30 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "browser.fetch-network-error",
+        ErrorCode.TRANSPORT,
+        r"\bNetworkError when attempting to fetch resource\b|(?-i:\bLoad failed|\bFailed to"
+        r" fetch)[ \t.]*$|\bTypeError: (?:Failed to fetch|Load failed)\b|\bAPI Request Fail"
+        r"ed Connection Error\b",
+        "Browser fetch network failures (Firefox NetworkError, Safari 'Load failed', Chrome"
+        " 'Failed to fetch') and Cline's connection notice: no response arrived.",
+        (
+            _ex(
+                "NetworkError when attempting to fetch resource.",
+                "debpalash/VoiceStudio#454",
+            ),
+            _ex(
+                "An error occurred during translation: Fordítási hiba (3 próbálkozás után):"
+                " Load failed",
+                "TTomas65/Subtitle-Translator-for-LM-Studio#6",
+            ),
+            _ex(
+                "API Request Failed Connection Error",
+                "cline/cline#1790",
+            ),
+        ),
+    ),
+    Rule(
         "transport.tls-dns",
         ErrorCode.TRANSPORT,
         r"\bCERTIFICATE_VERIFY_FAILED\b|\bcertificate verify failed\b|\bSSL handshake\b"
@@ -1160,6 +2829,59 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "net.io-timeout",
+        ErrorCode.TIMEOUT,
+        "\\bi/o timeout\\b|\\btimeout awaiting response headers\\b|\\bno recent network act"
+        "ivity\\b|\\bhandshake did not complete in time\\b|\\bdeadline has elapsed\\b|(?-i:"
+        '\\bkind: TimedOut\\b|\\bKind\\(TimedOut\\)|\\bsource: TimedOut\\b|\\"kind\\":\\s?'
+        '\\"TimedOut\\")',
+        "Go net's 'i/o timeout' on dial/read/write, net/http's header wait, quic-go's idle "
+        "and handshake timeouts, Rust tokio 'deadline has elapsed' and io kind TimedOut.",
+        (
+            _ex(
+                'Post "https://api.openai.com/v1/chat/completions": dial tcp 31.13.75.12:44'
+                "3: i/o timeout",
+                "tmc/langchaingo#550",
+            ),
+            _ex(
+                "write tcp 172.17.0.3:7777->220.72.40.154:47345: i/o timeout",
+                "sashabaranov/go-openai#299",
+            ),
+            _ex(
+                "timeout: no recent network activity",
+                "klzgrad/naiveproxy#240",
+            ),
+        ),
+    ),
+    Rule(
+        "timeout.deadline-and-stall",
+        ErrorCode.TIMEOUT,
+        r"\bDeadline expired before operation could complete\b|\bmax stream duration reache"
+        r"d\b|\bstall(?:ed)? timeout\b|\bstream(?:ing)? stall(?:ed)? detected\b|\bTimeout o"
+        r"n (?:reading|sending|writing) data\b|\bI/O error on [A-Z]+ request for\b[^\n]{0,3"
+        r"00}?:\s*timeout\b|\btimeout after \d+(?:\.\d+)?\s?(?:ms|s|secs?|seconds?|m|mins?|"
+        r"minutes?)\b",
+        "Deadlines and watchdogs: Google's DEADLINE_EXCEEDED text, Envoy's max stream durat"
+        "ion, stream-stall watchdogs, aiohttp sock_read, Spring's I/O timeout, 'timeout aft"
+        "er Ns'; band 4, so a 5xx status still decides (policy addition 2).",
+        (
+            _ex(
+                "❌ Error calling LLM for projects section: 504 Deadline expired before ope"
+                "ration could complete.",
+                "interviewstreet/hiring-agent#284",
+            ),
+            _ex(
+                "upstream max stream duration reached",
+                "envoyproxy/envoy#19975",
+            ),
+            _ex(
+                "[21:50:34] 🌊 [STREAM] KIRO | claude-opus-4.7 | 184848ms | error: stream s"
+                "tall timeout",
+                "decolua/9router#1229",
+            ),
+        ),
+    ),
+    Rule(
         "timeout.wording",
         ErrorCode.TIMEOUT,
         r"\btimed out\b|\btimeout (?:error|exceeded|expired|occurred)\b"
@@ -1172,6 +2894,51 @@ RULES: tuple[Rule, ...] = (
             _ex(
                 "The read operation timed out",
                 "CPython Lib/ssl.py (read timeout on an SSL socket)",
+            ),
+        ),
+    ),
+    Rule(
+        "provider.overloaded-503-body",
+        ErrorCode.SERVER,
+        r"\b(?:model is overloaded\.?\s{1,3}Please try again later|server is overloaded or "
+        r"not ready yet)\b(?<!(?:\b429|\b529|RESOURCE_EXHAUSTED)\b[^\n]{0,160})",
+        "503 bodies that say overloaded: Gemini's UNAVAILABLE 'The model is overloaded. Ple"
+        "ase try again later.', OpenAI's ServiceUnavailableError 'The server is overloaded "
+        "or not ready yet.' (policy rule 4: a 503 overload is SERVER); placed after the sta"
+        "tuses, so a 429 carrying it stays RATE_LIMIT.",
+        (
+            _ex(
+                "[ Server ] Error: Failed after 3 attempts. Last error: The model is overlo"
+                "aded. Please try again later.",
+                "network-goods-institute/negation-game#98",
+            ),
+        ),
+    ),
+    Rule(
+        "capacity.exhausted",
+        ErrorCode.RATE_LIMIT,
+        r"\b(?:exhausted your capacity on this model|(?:model|service|server) is (?:current"
+        r"ly |temporarily )?at capacity|Capacity temporarily exceeded|out of capacity|exper"
+        r"iencing high traffic|Resource exhausted\. Please try again later)\b(?<!(?:\b50[02"
+        r"3]|UNAVAILABLE)\b[^\n]{0,160})",
+        "Capacity exhaustion that says try again (Gemini Code Assist 'exhausted your capaci"
+        "ty' with a reset in seconds, Codex 'at capacity', Workers AI 3040): RATE_LIMIT (po"
+        "licy addition 7); a reset over an hour still becomes QUOTA_EXCEEDED (policy.long-r"
+        "eset). Ranked below the statuses: under a 503 the status decides (SERVER).",
+        (
+            _ex(
+                "You have exhausted your capacity on this model. Your quota will reset after 53s.",
+                "router-for-me/CLIProxyAPI#1702",
+            ),
+            _ex(
+                "✕ [API Error: Resource exhausted. Please try again later. Please refer to"
+                "\n  https://cloud.google.com/vertex-ai/generative-ai/docs/error-code-429 f"
+                "or more\n  details.]",
+                "google-gemini/gemini-cli#15911",
+            ),
+            _ex(
+                "3040: Capacity temporarily exceeded, please try again.",
+                "cloudflare/ai:packages/workers-ai-provider/test/workersai-error.test.ts",
             ),
         ),
     ),
@@ -1219,6 +2986,28 @@ RULES: tuple[Rule, ...] = (
                 "requests per minute' and limit 'GenerateContent request limit per minute for a "
                 "region' of service 'generativelanguage.googleapis.com'",
                 "xtekky/gpt4free#1700",
+            ),
+        ),
+    ),
+    Rule(
+        "relay.upstream-failed",
+        ErrorCode.SERVER,
+        r"\bUpstream request failed\b|\bUpstream service (?:is )?temporarily unavailable\b|"
+        r"\bGateway routing failed\b",
+        "A relay (sub2api, routstr, a local gateway) reporting that its upstream failed is "
+        "SERVER (policy rule 5); ranked below the statuses, so a relayed 4xx still decides."
+        " Not the bisheng 'Upstream model request failed' notice (PROVIDER_ERROR).",
+        (
+            _ex(
+                'errorMessage={"error": {"message": "Upstream request failed", "type": "ups'
+                'tream_error", "code": 502}, "request_id": "32c3867f-e3dc-4750-8d61-dd7cb50'
+                'e25a3"}',
+                "Routstr/routstr-core#461",
+            ),
+            _ex(
+                "unexpected status 503 Service Unavailable: Gateway routing failed, url: ht"
+                "tp://127.0.0.1:18080/v1/responses",
+                "dyedd/lens#38",
             ),
         ),
     ),

@@ -92,12 +92,36 @@ def test_ways(pattern, ways):
     assert set(derive_triggers(pattern).ways) == ways
 
 
+#: Rules with an alternative that starts with no literal word: they are tried only on
+#: lines holding their tokens, then searched rather than tried at anchor positions (the
+#: linear-time test bounds them too). A new rule should not join this set lightly.
+SEARCHED = frozenset(
+    {
+        "filter.blocked-wording",
+        "filter.usage-policy",
+        "quota.daily-window",
+        "auth.missing-credentials",
+        "request.malformed-body",
+        "local.runner-crashed",
+        "abort.notice",
+        "abort.interrupt-names",
+        "connect.failure-names",
+        "http2.goaway-reset",
+        "auth.status-forms",
+        "net.io-timeout",
+    }
+)
+
+
 def test_every_builtin_rule_has_tokens_and_anchors():
-    """No built-in rule turns the fast paths off."""
+    """No built-in rule turns the token prefilter off; anchors are missing only where named."""
+    unanchored = set()
     for rule in RULES:
         triggers = derive_triggers(rule.pattern)
         assert triggers.tokens, rule.id
-        assert triggers.anchors, rule.id
+        if not triggers.anchors:
+            unanchored.add(rule.id)
+    assert unanchored == SEARCHED
 
 
 def test_tokens_of_text():

@@ -119,19 +119,7 @@ CASES = {
 }
 STREAMING = {"drop-mid-body", "stall-mid-stream"}
 
-_COMMA_STATUS = (
-    "no status spelling for aiohttp's ClientResponseError text \"400, message='Bad Request', "
-    "url='…'\": a status followed by a comma is not read"
-)
-XFAIL = {
-    **{
-        (case, form): _COMMA_STATUS
-        for case in ("status-400", "status-404", "status-422")
-        for form in ("str", "log-line")
-    },
-    ("stall", "str"): "no rule for aiohttp's 'Timeout on reading data from socket'",
-    ("stall-mid-stream", "str"): "no rule for aiohttp's 'Timeout on reading data from socket'",
-}
+XFAIL: dict[tuple[str, str], str] = {}
 
 
 async def _call(base_url, case_id, read_timeout):

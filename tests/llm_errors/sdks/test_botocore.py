@@ -198,19 +198,7 @@ CASES = {
 }
 STREAMING = {"stream-error", "drop-mid-body", "stall-mid-stream", "malformed-200"}
 
-_BARE_STATUS = (
-    "no status spelling for botocore's bare 'An error occurred (N) when calling the X "
-    "operation': a status in parentheses after 'An error occurred' is not read"
-)
-XFAIL = {
-    ("refused", "str"): "no rule for botocore's 'Could not connect to the endpoint URL'",
-    ("drop-mid-body", "str"): "no rule for urllib3's 'Response ended prematurely'",
-    **{
-        (case, form): _BARE_STATUS
-        for case in ("status-401", "status-422", "status-529")
-        for form in ("str", "log-line")
-    },
-}
+XFAIL: dict[tuple[str, str], str] = {}
 
 
 def provoke(base_url, case_id, read_timeout):

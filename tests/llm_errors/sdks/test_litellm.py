@@ -212,26 +212,9 @@ _CONNECTION_ERROR_500 = (
 )
 XFAIL = {
     **{
-        ("status-403", f): "no rule for OpenAI's 'Country, region, or territory not supported' "
-        "(a region denial is AUTH, policy addition 1); litellm's APIError drops the 403"
-        for f in ("str", "log-line")
-    },
-    **{
         (c, f): _CONNECTION_ERROR_500
         for c in ("refused", "anthropic-refused", "hang-up")
         for f in ("str", "log-line")
-    },
-    **{
-        ("stream-error", f): "litellm reports OpenAI's in-band 'The server had an error while "
-        "processing your request' as 'APIConnectionError' (status 500): the wrapper's name "
-        "wins over the in-band content (SERVER)"
-        for f in _FORMS
-    },
-    **{
-        ("anthropic-stream-error", f): "litellm rewrites Anthropic's in-band overloaded_error as "
-        "'InternalServerError: AnthropicError - Overloaded' (status 500): RATE_LIMIT by the "
-        "overload policy, read as SERVER"
-        for f in _FORMS
     },
     **{
         (

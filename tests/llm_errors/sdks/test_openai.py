@@ -187,12 +187,7 @@ CASES = {
 }
 STREAMING = {"stream-error", "drop-mid-body", "stall-mid-stream"}
 
-XFAIL = {
-    ("stream-error", "str"): "no rule for OpenAI's 'The server had an error while processing "
-    "your request' wording without its server_error type",
-    ("stream-error", "log-line"): "no rule for OpenAI's 'The server had an error while "
-    "processing your request' wording (openai.APIError: carries no status)",
-}
+XFAIL: dict[tuple[str, str], str] = {}
 
 
 def provoke(base_url, case_id, read_timeout):

@@ -130,20 +130,11 @@ CASES = {
 }
 STREAMING = {"drop-mid-body", "stall-mid-stream"}
 
-_LOGGED_STATUS = (
-    "a status opening requests' message ('400 Client Error: Bad Request for url') is not "
-    "read once the log line's 'requests.exceptions.HTTPError: ' prefix stands before it"
-)
 _WRAPPED_TIMEOUT = (
     "requests.ConnectionError is a specific TRANSPORT row, so the urllib3 ReadTimeoutError "
     "it wraps (args[0], 'Read timed out.') does not decide"
 )
 XFAIL = {
-    ("drop-mid-body", "str"): "no rule for urllib3's 'Response ended prematurely' (requests "
-    "ChunkedEncodingError's str)",
-    ("status-400", "log-line"): _LOGGED_STATUS,
-    ("status-404", "log-line"): _LOGGED_STATUS,
-    ("status-422", "log-line"): _LOGGED_STATUS,
     ("stall-mid-stream", "object"): _WRAPPED_TIMEOUT,
     ("stall-mid-stream", "log-line"): _WRAPPED_TIMEOUT + " (exc.transport matches the type name)",
 }
