@@ -34,26 +34,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import itertools
 import json
 import statistics
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 from httpx._decoders import LineDecoder, TextDecoder  # raw's own line decoding, in memory
 from mistralai.client import Mistral
 
 from adapter import Context
+from adapter._mistral import stream as _stream
 from adapter._mistral.async_client import MistralAdapter
 from adapter._mistral.client import Settings
 from adapter._mistral.stream import map_data, start
 from adapter._mistral.sync_client import MistralAdapterSync
-from adapter._mistral.wire import parse_chunk
+from adapter._mistral.wire import parse_chunk, parse_completion_chunk
 from adapter._sse import SSEDecoder
-from adapter.pi import UserMessage
+from adapter.pi import AssistantTextDeltaEvent, UserMessage
 from adapter.testing import FakeMistralProcess, big_stream
 
 MODEL = "mistral-small-latest"
@@ -289,6 +292,70 @@ def memory(chunks: int) -> None:
     )
 
 
+# --- 5. the shortcuts into pydantic ---------------------------------------------------
+
+
+def _validated_delta(index: int, delta: str, partial: Any) -> AssistantTextDeltaEvent:
+    """The public constructor: what ``text_delta_event`` replaces."""
+    return AssistantTextDeltaEvent(contentIndex=index, delta=delta, partial=partial)
+
+
+def _constructed_delta(index: int, delta: str, partial: Any) -> AssistantTextDeltaEvent:
+    """``model_construct``: public, and skips validation."""
+    return AssistantTextDeltaEvent.model_construct(contentIndex=index, delta=delta, partial=partial)
+
+
+@contextlib.contextmanager
+def _swapped(name: str, value: object) -> Iterator[None]:
+    """Replace ``adapter._mistral.stream.<name>`` for the block."""
+    saved = getattr(_stream, name)
+    setattr(_stream, name, value)
+    try:
+        yield
+    finally:
+        setattr(_stream, name, saved)
+
+
+#: Both shortcuts swapped for the public API (validated events: the faster public way).
+SWAPS = [("text_delta_event", _validated_delta), ("parse_chunk", parse_completion_chunk)]
+
+
+def shortcuts(chunks: int, sdk_chunks: int, runs: int) -> None:
+    print(
+        f"\n5. the shortcuts, each swapped for the public API: sync adapter, {chunks:,} text "
+        f"chunks (sdk: {sdk_chunks:,}), median of {runs} interleaved runs"
+    )
+    variants: dict[str, tuple[str, object] | None] = {
+        "as shipped": None,
+        "delta events validated": ("text_delta_event", _validated_delta),
+        "delta events model_construct": ("text_delta_event", _constructed_delta),
+        "no _plain_chunk (validate all)": ("parse_chunk", parse_completion_chunk),
+        "neither shortcut": None,
+    }
+    times: dict[str, list[float]] = {"raw": [], "sdk": []} | {name: [] for name in variants}
+    with (
+        FakeMistralProcess(chunks=chunks) as server,
+        FakeMistralProcess(chunks=sdk_chunks) as small,
+    ):
+        for _ in range(runs):
+            times["raw"].append(timed(raw, server.chat_url, chunks + 2) / chunks)
+            times["sdk"].append(timed(sdk, small.url, sdk_chunks + 2) / sdk_chunks)
+            for name, swap in variants.items():
+                with contextlib.ExitStack() as stack:
+                    for swapped in [swap] if swap else SWAPS if name == "neither shortcut" else []:
+                        stack.enter_context(_swapped(*swapped))
+                    times[name].append(timed(ours_sync, server.url, chunks) / chunks)
+    per_chunk = {name: statistics.median(values) for name, values in times.items()}
+    for name in ("raw", "sdk"):
+        print(f"   {name:<32}{per_chunk[name] * 1e6:>7.2f} us/chunk")
+    for name in variants:
+        ours = per_chunk[name]
+        print(
+            f"   {name:<32}{ours * 1e6:>7.2f} us/chunk  {per_chunk['raw'] / ours:.2f}x raw "
+            f"(target >= 0.67), {per_chunk['sdk'] / ours:.0f}x the SDK (target >= 50)"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=200_000, help="chunks per stream")
@@ -296,9 +363,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="interleaved runs per method")
     parser.add_argument("--short", type=int, default=10_000, help="short stream (flatness)")
     parser.add_argument("--long", type=int, default=1_000_000, help="long stream (flatness)")
+    parser.add_argument(
+        "--shortcuts", action="store_true", help="only section 5: each shortcut vs public API"
+    )
     args = parser.parse_args()
     if args.chunks < 1 or args.sdk_chunks < 1:
         parser.error("--chunks and --sdk-chunks must be positive")
+    if args.shortcuts:
+        shortcuts(args.chunks, args.sdk_chunks, args.runs)
+        return
     throughput(args.chunks, args.sdk_chunks, args.runs)
     stages(args.chunks, args.runs)
     flatness(args.short, args.long)

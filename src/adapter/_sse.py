@@ -28,8 +28,8 @@ The HTTP layer passes ``response.iter_bytes()``/``aiter_bytes()`` to
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import NamedTuple
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from typing import NamedTuple, TypeVar
 
 __all__ = [
     "DONE",
@@ -44,6 +44,13 @@ __all__ = [
 DONE = b"[DONE]"
 
 _BOM = b"\xef\xbb\xbf"
+
+_T = TypeVar("_T")
+
+#: The longest ``retry:`` value interpreted (18 digits: over 31 million years, so no
+#: real delay is lost); a longer one is ignored, as an invalid value is, since
+#: ``int()`` of thousands of digits is slow and refused by Python's digit limit.
+_RETRY_DIGITS = 18
 
 
 class ServerSentEvent(NamedTuple):
@@ -174,25 +181,7 @@ class SSEDecoder:
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
         """Return the events that ``chunk`` completes, in order."""
-        events: list[ServerSentEvent] = []
-        data = self._data
-        for line in self._lines.feed(chunk):
-            # The hot path, inlined: Mistral sends `data: {...}` and a blank line per event.
-            if line:
-                if line.startswith(b"data: "):
-                    data.append(line[6:])
-                else:
-                    self.decode(line)
-            elif data and not self._event:
-                events.append(
-                    _new_event(
-                        ServerSentEvent, (b"\n".join(data), "message", self._id, self._retry)
-                    )
-                )
-                data.clear()
-            elif (event := self._dispatch()) is not None:
-                events.append(event)
-        return events
+        return self._feed(chunk, self._dispatch)
 
     def feed_data(self, chunk: bytes) -> list[bytes]:
         r"""Return the data of the events that ``chunk`` completes, in order.
@@ -207,40 +196,13 @@ class SSEDecoder:
             >>> SSEDecoder().feed_data(b"data: 1\n\nevent: x\ndata: 2\n\n")
             [b'1', b'2']
         """
-        payloads: list[bytes] = []
-        data = self._data
-        for line in self._lines.feed(chunk):
-            if line:
-                if line.startswith(b"data: "):
-                    data.append(line[6:])
-                else:
-                    self.decode(line)
-            else:  # a blank line dispatches the data, if any, and resets the type
-                if data:
-                    payloads.append(b"\n".join(data))
-                    data.clear()
-                if self._event:
-                    self._event = b""
-        return payloads
+        return self._feed(chunk, self._dispatch_data)
 
     def decode(self, line: bytes) -> ServerSentEvent | None:
         """Interpret one line (without its terminator); return the event it dispatches."""
         if not line:
             return self._dispatch()
-        if line.startswith(b":"):  # a comment, e.g. a keep-alive
-            return None
-        name, _, value = line.partition(b":")
-        if value[:1] == b" ":
-            value = value[1:]
-        if name == b"data":
-            self._data.append(value)
-        elif name == b"event":
-            self._event = value
-        elif name == b"id" and b"\0" not in value:
-            self._id = value.decode("utf-8", "replace")
-        elif name == b"retry" and value.isdigit():  # bytes: ASCII digits only, as specified
-            self._retry = int(value)
-        # Any other field is ignored, as the spec requires.
+        self._field(line)
         return None
 
     def finish(self) -> bool:
@@ -257,15 +219,57 @@ class SSEDecoder:
         self._event = b""
         return discarded
 
-    def _dispatch(self) -> ServerSentEvent | None:
-        data, event = self._data, self._event
+    # --- the state machine: one path for every line, one for every dispatch ------------
+
+    def _feed(self, chunk: bytes, dispatch: Callable[[], _T | None]) -> list[_T]:
+        """Interpret the lines ``chunk`` completes; collect what ``dispatch`` returns."""
+        out: list[_T] = []
+        field = self._field
+        for line in self._lines.feed(chunk):
+            if line:
+                field(line)
+            elif (item := dispatch()) is not None:
+                out.append(item)
+        return out
+
+    def _field(self, line: bytes) -> None:
+        """Interpret one non-blank line: a field, or a comment."""
+        if line.startswith(b"data: "):  # Mistral's every line: the usual case, parsed first
+            name, value = b"data", line[6:]
+        elif line.startswith(b":"):  # a comment, e.g. a keep-alive
+            return
+        else:
+            name, _, value = line.partition(b":")
+            if value[:1] == b" ":
+                value = value[1:]
+        if name == b"data":
+            self._data.append(value)
+        elif name == b"event":
+            self._event = value
+        elif name == b"id" and b"\0" not in value:
+            self._id = value.decode("utf-8", "replace")
+        elif name == b"retry" and value.isdigit() and len(value) <= _RETRY_DIGITS:
+            self._retry = int(value)  # bytes: ASCII digits only, as specified
+        # Any other field is ignored, as the spec requires.
+
+    def _dispatch_data(self) -> bytes | None:
+        """A blank line: the event's data (``None`` if it had none); the type resets."""
         self._event = b""
+        data = self._data
         if not data:
-            return None  # no data: nothing is dispatched (the event type is reset)
+            return None  # no data: nothing is dispatched
         payload = b"\n".join(data)
         data.clear()
+        return payload
+
+    def _dispatch(self) -> ServerSentEvent | None:
+        """A blank line: the event, with the fields it had (``None`` if it had no data)."""
+        event = self._event
+        payload = self._dispatch_data()
+        if payload is None:
+            return None
         name = event.decode("utf-8", "replace") if event else "message"
-        return ServerSentEvent(payload, name, self._id, self._retry)
+        return _new_event(ServerSentEvent, (payload, name, self._id, self._retry))
 
 
 def iter_events(chunks: Iterable[bytes]) -> Iterator[ServerSentEvent]:

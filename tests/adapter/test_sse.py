@@ -139,6 +139,23 @@ def test_event_type_applies_to_one_event_and_resets():
     ]
 
 
+@pytest.mark.parametrize(
+    "method", [pytest.param("feed", id="feed"), pytest.param("decode", id="decode")]
+)
+def test_dispatch_resets_the_data_and_the_type(method):
+    """Each event starts empty: no data or type of the event before it leaks into it."""
+    decoder = SSEDecoder()
+    stream = b"event: a\ndata: 1\ndata: 2\n\ndata: 3\n\n"
+    if method == "feed":
+        events = decoder.feed(stream)
+    else:
+        events = [e for line in stream.split(b"\n")[:-1] if (e := decoder.decode(line))]
+    assert events == [ServerSentEvent(b"1\n2", "a"), ServerSentEvent(b"3")]
+    assert decoder.feed_data(b"event: b\ndata: 4\n\ndata: 5\n\n") == [b"4", b"5"]
+    assert decoder.feed(b"data: 6\n\n") == [ServerSentEvent(b"6")]
+    assert decoder.finish() is False
+
+
 def test_id_persists_and_ignores_nul():
     """The last event ID is kept across events, reset by an empty ``id``, NUL ignored."""
     events, _ = decode_reads(
@@ -157,6 +174,9 @@ def test_id_persists_and_ignores_nul():
         pytest.param(b"1.5", None, id="decimal"),
         pytest.param(b" 10", None, id="extra-space"),
         pytest.param("\u0661".encode(), None, id="non-ascii-digit"),
+        pytest.param(b"9" * 18, 10**18 - 1, id="18-digits"),
+        pytest.param(b"9" * 19, None, id="19-digits"),
+        pytest.param(b"1" * 5000, None, id="5000-digits"),
     ],
 )
 def test_retry_accepts_ascii_digits_only(value, retry):

@@ -148,7 +148,7 @@ def run(
 def record(outcome: Outcome) -> dict[str, Any]:
     """A snapshot of an outcome: the events (without the live message) and the message."""
     error = outcome.error
-    message = outcome.message.model_dump(exclude=TIMING)
+    message = rounded_costs(outcome.message.model_dump(exclude=TIMING))
     return {
         "events": [
             event.model_dump(exclude={"partial", "message", "error"}) for event in outcome.events
@@ -158,6 +158,14 @@ def record(outcome: Outcome) -> dict[str, Any]:
         if error is None
         else {"class": type(error).__name__, "code": error.code.value, "message": str(error)},
     }
+
+
+def rounded_costs(message: dict[str, Any]) -> dict[str, Any]:
+    """A message dump with its costs at 12 significant digits: rate x tokens has float noise."""
+    cost = message["usage"]["cost"]
+    for key, value in cost.items():
+        cost[key] = value if isinstance(value, int) else float(f"{value:.12g}")
+    return message
 
 
 # --- end to end ---------------------------------------------------------------------------
@@ -855,6 +863,41 @@ def test_async_early_break_releases_the_connection(closing):
     with FakeMistral(LONG) as fake:
         partial = asyncio.run(main(fake))
     assert partial.stopReason == "aborted"
+
+
+#: A stream that fails mid-body and then stalls: only the client's close ends the connection.
+FAILS_THEN_STALLS = Stream([role_chunk(), text_chunk("a"), b"data: {not json\n\n", Pause(30)])
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_a_failed_stream_closes_its_response_while_the_error_is_held(flavour):
+    """The response is closed when the error is raised, not when the last reference goes.
+
+    The caller holds the error (and so its traceback and the stream's frame) with the
+    adapter still open: only an explicit close in the shell frees the connection.
+    """
+
+    def sync() -> LlmError:
+        with MistralAdapterSync(api_key=KEY, base_url=fake.url) as adapter:
+            events = adapter.stream(MODEL, CONTEXT)
+            with pytest.raises(ProviderError) as info:
+                for _ in events:
+                    pass
+            fake.wait_open_connections(0)
+            return info.value
+
+    async def main() -> LlmError:
+        async with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+            events = adapter.stream(MODEL, CONTEXT)
+            with pytest.raises(ProviderError) as info:
+                async for _ in events:
+                    pass
+            await asyncio.to_thread(fake.wait_open_connections, 0)
+            return info.value
+
+    with FakeMistral(FAILS_THEN_STALLS, default=None) as fake:
+        error = sync() if flavour == "sync" else asyncio.run(main())
+    assert partial_of(error).content == [TextContent(text="a")]
 
 
 def test_async_cancellation_propagates_and_releases():

@@ -148,6 +148,14 @@ REJECTED = {
 }
 
 
+def rounded_costs(message: dict[str, Any]) -> dict[str, Any]:
+    """A message dump with its costs at 12 significant digits: rate x tokens has float noise."""
+    cost = message["usage"]["cost"]
+    for key, value in cost.items():
+        cost[key] = value if isinstance(value, int) else float(f"{value:.12g}")
+    return message
+
+
 # --- snapshots ---------------------------------------------------------------------------
 
 
@@ -157,7 +165,7 @@ def test_event_sequence_snapshot(name, snapshot):
     run = run_fixture(name)
     result = {
         "events": [record(event) for event in run.events],
-        "message": run.message.model_dump(),
+        "message": rounded_costs(run.message.model_dump()),
         "error": error_record(run.error),
     }
     assert result == snapshot.use_extension(JSONSnapshotExtension)
