@@ -22,14 +22,6 @@ from adapter._mistral.errors import UnmappableChunkError, partial_of
 from adapter._mistral.request import to_wire
 from adapter._mistral.sync_client import MistralAdapterSync
 from adapter.pi import ImageContent, TextContent, UserMessage
-from adapter.pi._events import (
-    AssistantTextDeltaEvent,
-    AssistantThinkingDeltaEvent,
-    AssistantToolCallDeltaEvent,
-    text_delta_event,
-    thinking_delta_event,
-    toolcall_delta_event,
-)
 from adapter.testing import (
     CloseBeforeHeaders,
     Drop,
@@ -279,6 +271,8 @@ def test_request_headers_and_body(flavour, suffix):
     assert request.headers["accept"] == "text/event-stream"
     assert request.headers["content-type"] == "application/json"
     assert request.headers["x-affinity"] == "session-42"
+    assert request.json()["prompt_cache_key"] == "session-42"
+    assert request.json()["model"] == MODEL  # the alias as named, not its snapshot
     assert request.headers["x-team"] == "resilience"
     assert request.headers["user-agent"].startswith("llm-resilience/")
     expected = to_wire(model=get_model(MODEL), context=CONTEXT, options=options).to_json()
@@ -1175,35 +1169,3 @@ def test_secret_does_not_show_in_the_settings():
     )
     assert SENTINEL_KEY not in repr(settings.authorization)
     assert settings.describe(MistralAdapterSync).startswith("MistralAdapterSync(")
-
-
-# --- the hot path's trusted event builders (perf edit in adapter.pi._events) -----------------
-
-
-@pytest.mark.parametrize(
-    ("builder", "cls"),
-    [
-        pytest.param(text_delta_event, AssistantTextDeltaEvent, id="text"),
-        pytest.param(thinking_delta_event, AssistantThinkingDeltaEvent, id="thinking"),
-        pytest.param(toolcall_delta_event, AssistantToolCallDeltaEvent, id="toolcall"),
-    ],
-)
-def test_trusted_builders_build_what_the_constructor_builds(builder, cls):
-    """The unvalidated delta builders give the validated constructor's instance, slot by slot."""
-    with FakeMistral() as fake:
-        message = run("sync", fake.url).message
-    built = builder(3, "delta text", message)
-    validated = cls(contentIndex=3, delta="delta text", partial=message)
-    assert type(built) is cls
-    assert built == validated
-    assert list(vars(built).items()) == list(vars(validated).items())
-    assert built.__pydantic_fields_set__ == validated.__pydantic_fields_set__
-    assert built.__pydantic_extra__ == validated.__pydantic_extra__ == {}
-    assert built.__pydantic_private__ is validated.__pydantic_private__
-    assert built.partial is message
-    assert repr(built) == repr(validated)
-    assert built.model_dump_json() == validated.model_dump_json()
-    built.delta = "changed"  # assignment works as on a validated instance
-    validated.delta = "changed"
-    assert built.__pydantic_fields_set__ == validated.__pydantic_fields_set__
-    assert built.model_dump() == validated.model_dump()

@@ -16,6 +16,13 @@ from adapter.pi import (
     UsageCost,
     parse_assistant_message_event,
 )
+from adapter.pi._events import (
+    AssistantThinkingDeltaEvent,
+    AssistantToolCallDeltaEvent,
+    text_delta_event,
+    thinking_delta_event,
+    toolcall_delta_event,
+)
 
 
 def new_message() -> AssistantMessage:
@@ -136,3 +143,28 @@ def test_assistant_message_event_schema_shape():
         assert member["properties"]["type"]["const"] == tag
         assert set(member["required"]) == EVENT_REQUIRED[tag], tag
         assert member["additionalProperties"] is True, tag  # open records: extra keys pass
+
+
+@pytest.mark.parametrize(
+    ("builder", "cls"),
+    [
+        pytest.param(text_delta_event, AssistantTextDeltaEvent, id="text"),
+        pytest.param(thinking_delta_event, AssistantThinkingDeltaEvent, id="thinking"),
+        pytest.param(toolcall_delta_event, AssistantToolCallDeltaEvent, id="toolcall"),
+    ],
+)
+def test_delta_builders_build_what_the_constructor_builds(builder, cls):
+    """The hot path's delta builders give the constructor's instance, and validate as it does."""
+    message = new_message()
+    built = builder(3, "delta text", message)
+    validated = cls(contentIndex=3, delta="delta text", partial=message)
+    assert type(built) is cls
+    assert built == validated
+    assert built.partial is message
+    assert repr(built) == repr(validated)
+    assert built.model_dump_json() == validated.model_dump_json()
+    built.delta = "changed"  # assignment works as on a constructed instance
+    validated.delta = "changed"
+    assert built.model_dump() == validated.model_dump()
+    with pytest.raises(ValidationError, match="contentIndex"):
+        builder("3", "delta text", message)
