@@ -331,6 +331,42 @@ def _swapped(name: str, value: object) -> Iterator[None]:
         setattr(_stream, name, saved)
 
 
+def _in_memory(
+    variants: dict[str, list[tuple[str, object]]], chunks: int, runs: int
+) -> dict[str, float]:
+    """CPU time per chunk of raw's line decoding + ``json.loads`` and of each variant."""
+    reads = [w for w in big_stream(chunks, batch=256).writes() if isinstance(w, bytes)]
+    settings = Settings(
+        api_key=KEY, base_url="http://bench", timeouts=None, headers=None, retry=None
+    )
+
+    def raw_lines() -> None:
+        text, lines = TextDecoder(), LineDecoder()
+        for read in reads:
+            for line in lines.decode(text.decode(read)):
+                if line.startswith("data: ") and line != "data: [DONE]":
+                    json.loads(line[6:])
+
+    def client_core() -> None:
+        call = settings.prepare(MODEL, CONTEXT, None)
+        call.begin()
+        call.opened()
+        for read in reads:
+            for _ in call.feed(read):
+                pass
+
+    samples: dict[str, list[float]] = {"raw": []} | {name: [] for name in variants}
+    for _ in range(runs):
+        for name, swap in [("raw", []), *variants.items()]:
+            with contextlib.ExitStack() as stack:
+                for swapped in swap:
+                    stack.enter_context(_swapped(*swapped))
+                began = time.process_time()
+                raw_lines() if name == "raw" else client_core()
+                samples[name].append((time.process_time() - began) / chunks)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
 def shortcuts(chunks: int, sdk_chunks: int, runs: int) -> None:
     print(
         f"\n5. the hot path's shortcuts (delta events, chunk parsing), each swapped out: sync "
@@ -360,7 +396,14 @@ def shortcuts(chunks: int, sdk_chunks: int, runs: int) -> None:
                     for swapped in swap:
                         stack.enter_context(_swapped(*swapped))
                     times[name].append(timed(ours_sync, server.url, chunks) / chunks)
+    in_memory = _in_memory(variants, chunks, runs * 3)
     per_chunk = {name: statistics.median(values) for name, values in times.items()}
+    print("   in memory, CPU time (the machine's load moves it least; HTTP adds the same")
+    print("   transport cost to raw and ours, so the ratio over HTTP is at least this one):")
+    for name, cost in in_memory.items():
+        ratio = "" if name == "raw" else f"  {in_memory['raw'] / cost:.2f}x raw (target >= 0.67)"
+        print(f"   {name:<32}{cost * 1e6:>7.2f} us/chunk{ratio}")
+    print("   over HTTP:")
     for name in ("raw", "sdk"):
         print(f"   {name:<32}{per_chunk[name] * 1e6:>7.2f} us/chunk")
     for name in variants:

@@ -108,6 +108,7 @@ from adapter._mistral.errors import (
     bounded_name,
     error_from_payload,
     is_error_object,
+    loads_or_none,
     malformed_chunk_error,
     partial_of,
     protocol_error,
@@ -516,10 +517,7 @@ def _protocol_failure(state: StreamState, what: str, now: float) -> LlmError:
 
 def _inband_error(state: StreamState, data: bytes, position: int) -> LlmError | None:
     """The classified error if ``data`` is an error object, else ``None``."""
-    try:
-        payload = json.loads(data)
-    except ValueError:
-        return None
+    payload = loads_or_none(data)
     if is_error_object(payload):
         return error_from_payload(payload, model=state.model.id, position=position)
     return None
@@ -734,6 +732,8 @@ def _parse_arguments(state: StreamState, tool: _ToolBlock) -> dict[str, object] 
         return {}
     try:
         parsed = json.loads(raw)
+    except RecursionError:
+        return "are nested too deeply to parse"
     except json.JSONDecodeError as exc:
         cut = " (the stream stopped for length: max_tokens cut the call)"
         hint = cut if _STOP_REASONS.get(state.finish_reason or "") == "length" else ""

@@ -11,18 +11,20 @@ that is not I/O lives in the shared core.
 from __future__ import annotations
 
 import contextlib
+import zlib
 from collections.abc import Generator, Iterator, Mapping
 from types import TracebackType
 from typing import Self
 
 import httpx
 
+from adapter._mistral.body import BoundedBody
 from adapter._mistral.client import (
     ABORTS,
     DEFAULT_BASE_URL,
     DRAIN_LIMIT,
-    BoundedBody,
     Call,
+    Limits,
     ModelRef,
     Settings,
     Timeouts,
@@ -78,9 +80,15 @@ class MistralAdapterSync:
         client: httpx.Client | None = None,
         headers: Mapping[str, str] | None = None,
         retry: RetryPolicy | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self._settings = settings = Settings(
-            api_key=api_key, base_url=base_url, timeouts=timeouts, headers=headers, retry=retry
+            api_key=api_key,
+            base_url=base_url,
+            timeouts=timeouts,
+            headers=headers,
+            retry=retry,
+            limits=limits,
         )
         if client is not None and not isinstance(client, httpx.Client):
             raise TypeError(f"client must be an httpx.Client, not {type(client).__name__}")
@@ -162,10 +170,10 @@ class MistralAdapterSync:
             response = self._client.send(request, stream=True)
             if call.rejects(response.status_code, response.headers):
                 raise call.response_error(
-                    response.status_code, response.headers, _read_body(response)
+                    response.status_code, response.headers, _read_body(response, call)
                 )
-            yield from call.opened()
-            reads = response.iter_bytes()
+            yield from call.opened(response.headers)
+            reads = response.iter_raw()
             for chunk in reads:
                 yield from call.feed(chunk)
                 if call.ended:
@@ -179,6 +187,8 @@ class MistralAdapterSync:
             raise
         except httpx.HTTPError as exc:
             raise call.translate(exc) from exc
+        except (RecursionError, ValueError) as exc:
+            raise call.unexpected(exc) from exc
         except ABORTS as reason:
             call.abort(reason)
             raise
@@ -187,13 +197,15 @@ class MistralAdapterSync:
                 response.close()
 
 
-def _read_body(response: httpx.Response) -> bytes:
-    """An error response's body, bounded; whatever arrived if reading it fails."""
-    body = BoundedBody()
-    with contextlib.suppress(httpx.HTTPError):
-        for chunk in response.iter_bytes():
-            if body.add(chunk):
-                break
+def _read_body(response: httpx.Response, call: Call) -> bytes:
+    """An error response's body, decoded and bounded; whatever arrived if reading fails."""
+    body = BoundedBody(call.limits.error_body)
+    decoder = call.error_decoder(response.headers)
+    if decoder is not None:
+        with contextlib.suppress(httpx.HTTPError, zlib.error):
+            for raw in response.iter_raw():
+                if body.add(decoder.pieces(raw)):
+                    break
     return body.value()
 
 

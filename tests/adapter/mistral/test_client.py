@@ -9,6 +9,7 @@ import json
 import logging
 import socket
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -1069,8 +1070,20 @@ def test_repr_never_shows_the_key():
 
 
 SENTINEL_KEY = "SENTINELKEY0mistral0c0ffee0123456789"
+#: The other key shape: 32 alphanumerics, no prefix (``redact`` cannot tell it from a word).
+PLAIN_KEY = "q7Ws2Lk9Xv4Tn8Bc1Rz6Hm3Jd5Pf0GaY"
+KEYS = [pytest.param(SENTINEL_KEY, id="sentinel-key"), pytest.param(PLAIN_KEY, id="plain-key")]
 SENTINEL_IMAGE = base64.b64encode(b"SENTINEL-IMAGE-BYTES" * 40).decode()
-SENTINEL_MARKS = (SENTINEL_KEY, SENTINEL_IMAGE[:20], "SENTINELKEY")
+SENTINEL_MARKS = (SENTINEL_IMAGE[:20], SENTINEL_IMAGE[400:420], "SENTINELKEY")
+#: The image as a server may echo it: wrapped at 76 columns (MIME), then JSON-escaped.
+WRAPPED_IMAGE = "\n".join(SENTINEL_IMAGE[i : i + 76] for i in range(0, len(SENTINEL_IMAGE), 76))
+
+
+def _escaped(key: str) -> str:
+    r"""The key as a JSON encoder may spell it: every other character as ``\\uXXXX``."""
+    return "".join(f"\\u{ord(c):04x}" if i % 2 else c for i, c in enumerate(key))
+
+
 IMAGE_CONTEXT = Context(
     messages=[
         UserMessage(
@@ -1098,30 +1111,46 @@ ECHO_422 = {
     "param": None,
     "code": None,
 }
-LEAK_SCENARIOS: dict[str, list[Any]] = {
-    "success": [text_reply("Fine.")],
-    "400": [Reply(400, error_object("Invalid model: x", code="1500"))],
-    "401-echoing-the-key": [Reply(401, {"message": f"Invalid API key {SENTINEL_KEY}"})],
-    "422-echoing-the-input": [Reply(422, ECHO_422)],
-    "422-as-text": [Reply(422, json.dumps(ECHO_422), content_type="text/plain")],
-    "inband-error": [Stream([role_chunk(), ECHO_422])],
-    "retried-then-dropped": [
+LEAK_SCENARIOS: dict[str, Callable[[str], list[Any]]] = {
+    "success": lambda _key: [text_reply("Fine.")],
+    "400": lambda _key: [Reply(400, error_object("Invalid model: x", code="1500"))],
+    "401-echoing-the-key": lambda key: [Reply(401, {"message": f"Invalid API key {key}"})],
+    "429-correlation-id-is-the-key": lambda key: [
+        Reply(429, error_object("slow down"), headers={"mistral-correlation-id": key})
+    ],
+    "500-text-with-the-escaped-key": lambda key: [
+        Reply(500, f'upstream: {{"auth": "Bearer {_escaped(key)}"}}', content_type="text/plain")
+    ],
+    "400-text-with-the-wrapped-image": lambda _key: [
+        Reply(400, f'{{"image_url": "{WRAPPED_IMAGE}"}}', content_type="text/plain")
+    ],
+    "422-echoing-the-input": lambda _key: [Reply(422, ECHO_422)],
+    "422-as-text": lambda _key: [Reply(422, json.dumps(ECHO_422), content_type="text/plain")],
+    "inband-error": lambda _key: [Stream([role_chunk(), ECHO_422])],
+    "inband-error-echoing-the-key": lambda key: [
+        Stream([role_chunk(), error_object(f"key {key} revoked")])
+    ],
+    "unknown-chunk-type-is-the-key": lambda key: [
+        Stream([role_chunk(), content_chunk({"type": key})])
+    ],
+    "retried-then-dropped": lambda _key: [
         Reply(503, error_object("down")),
         CloseBeforeHeaders(),
         Stream([role_chunk(), text_chunk("Hi"), Drop(reset=True)]),
     ],
-    "refused": [],
+    "refused": lambda _key: [],
 }
 
 
+@pytest.mark.parametrize("key", KEYS)
 @pytest.mark.parametrize("flavour", FLAVOURS)
 @pytest.mark.parametrize("name", [pytest.param(name, id=name) for name in LEAK_SCENARIOS])
-def test_no_leak_of_the_key_or_the_image(flavour, name, caplog):
+def test_no_leak_of_the_key_or_the_image(flavour, name, key, caplog):
     """The API key and the image data never appear in errors, reprs, notes or log records."""
     caplog.set_level(logging.DEBUG)
     for logger in ("httpx", "httpcore", "llm_retry", "adapter"):
         logging.getLogger(logger).setLevel(logging.DEBUG)
-    with FakeMistral(*LEAK_SCENARIOS[name], default=None) as fake:
+    with FakeMistral(*LEAK_SCENARIOS[name](key), default=None) as fake:
         url = f"http://127.0.0.1:{_free_port()}" if name == "refused" else fake.url
         with instant_retries():
             outcome = run(
@@ -1129,12 +1158,15 @@ def test_no_leak_of_the_key_or_the_image(flavour, name, caplog):
                 url,
                 model="mistral-large-latest",
                 context=IMAGE_CONTEXT,
-                api_key=SENTINEL_KEY,
+                api_key=key,
                 retry=retry_policy(),
             )
         if name != "refused":
             assert SENTINEL_IMAGE.encode() in fake.requests[0].body  # it was really sent
-    surfaces = [caplog.text, *(repr(r.args) for r in caplog.records)]
+    records = caplog.records
+    if name == "429-correlation-id-is-the-key":  # httpcore logs the server's headers as sent:
+        records = [r for r in records if "receive_response_headers" not in r.getMessage()]
+    surfaces = [*(r.getMessage() for r in records), *(repr(r.args) for r in records)]
     surfaces += [repr(event) for event in outcome.events]
     surfaces.append(repr(outcome.message))
     surfaces.append(outcome.message.errorMessage or "")
@@ -1157,8 +1189,9 @@ def test_no_leak_of_the_key_or_the_image(flavour, name, caplog):
     assert any("HTTP Request" in record.getMessage() for record in caplog.records) or (
         name == "refused"
     )
+    marks = (*SENTINEL_MARKS, key, key[:16], _escaped(key)[:24])
     for surface in surfaces:
-        for mark in SENTINEL_MARKS:
+        for mark in marks:
             assert mark not in surface, f"{mark[:12]}… leaked"
 
 
