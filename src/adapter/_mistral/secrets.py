@@ -29,13 +29,16 @@ KEY_MARK: Final = "<redacted>"
 IMAGE_MARK: Final = "<base64 elided>"
 
 # One base64 character, ``/`` possibly JSON-escaped; a run of 40 or more of them is
-# data, not prose. Further lines of a wrapped run (whitespace or an escaped CR/LF in
-# between) are taken while they are long (16+) or end the data (padding).
+# data, not prose. Further lines of a wrapped run are taken while they are long (16+),
+# end the data (padding), or are a short last line after a line break (real or
+# JSON-escaped); a short word after mere spaces is left alone.
 _B64 = r"(?:[A-Za-z0-9+]|\\?/)"
 _SEP = r"(?:\s|\\[rn])+"
-_BASE64 = re.compile(
-    rf"{_B64}{{40,}}(?:{_SEP}(?:{_B64}{{16,}}={{0,2}}|{_B64}{{1,15}}={{1,2}}))*={{0,2}}"
+_BREAK = r"[ \t]*(?:\r?\n|\\r?\\n)(?:\s|\\[rn])*"
+_MORE = (
+    rf"(?:{_SEP}{_B64}{{16,}}={{0,2}}|{_BREAK}{_B64}{{1,15}}={{0,2}}|{_SEP}{_B64}{{1,15}}={{1,2}})"
 )
+_BASE64 = re.compile(rf"{_B64}{{40,}}={{0,2}}(?:{_MORE})*")
 _CHAIN_LIMIT = 16
 #: A header name: an RFC 9110 token.
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
