@@ -31,6 +31,7 @@ from adapter._mistral.client import (
     ABORTS,
     DEFAULT_BASE_URL,
     DRAIN_LIMIT,
+    DRAIN_WAIT,
     Call,
     Limits,
     ModelRef,
@@ -225,10 +226,15 @@ async def _read_body(response: httpx.Response, call: Call) -> bytes:
 
 
 async def _drain(reads: AsyncIterator[bytes], remaining: float | None) -> None:
-    """Read what follows ``[DONE]`` (the end of the framing) so the connection is reused."""
+    """Read what follows ``[DONE]`` (the end of the framing) so the connection is reused.
+
+    At most :data:`DRAIN_LIMIT` bytes for at most :data:`DRAIN_WAIT` seconds (see the
+    sync twin).
+    """
     budget = DRAIN_LIMIT
+    wait = DRAIN_WAIT if remaining is None else min(remaining, DRAIN_WAIT)
     with contextlib.suppress(httpx.HTTPError, TimeoutError):
-        async with asyncio.timeout(remaining):
+        async with asyncio.timeout(wait):
             async for chunk in reads:
                 budget -= len(chunk)
                 if budget < 0:

@@ -74,6 +74,7 @@ __all__ = [
     "API_KEY_ENV",
     "DEFAULT_BASE_URL",
     "DRAIN_LIMIT",
+    "DRAIN_WAIT",
     "Call",
     "Limits",
     "MissingApiKeyError",
@@ -90,6 +91,9 @@ API_KEY_ENV: Final = "MISTRAL_API_KEY"
 
 #: The most that is read after ``[DONE]`` so the connection can be reused.
 DRAIN_LIMIT: Final = 64 * 1024
+#: The longest wait after ``[DONE]`` for the end of the framing, in seconds; a server
+#: that neither sends it nor closes costs the connection, not the caller's time.
+DRAIN_WAIT: Final = 0.1
 #: Longest excerpt of an ``httpx`` exception message kept on a translated error.
 _DETAIL_LIMIT: Final = 200
 

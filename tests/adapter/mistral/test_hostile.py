@@ -8,7 +8,11 @@ event, never a raw ``RecursionError``/``ValueError`` or an unbounded buffer.
 """
 
 import asyncio
+import contextlib
 import gzip
+import socket
+import threading
+import time
 import tracemalloc
 from typing import Any
 
@@ -16,12 +20,13 @@ import pytest
 
 from adapter import Context, StreamOptions
 from adapter._mistral.async_client import MistralAdapter
-from adapter._mistral.client import Limits
+from adapter._mistral.client import Limits, Timeouts
 from adapter._mistral.errors import partial_of
 from adapter._mistral.sync_client import MistralAdapterSync
 from adapter.pi import TextContent, UserMessage
 from adapter.testing import (
     FakeMistral,
+    Pause,
     Reply,
     Stream,
     finish_chunk,
@@ -30,7 +35,7 @@ from adapter.testing import (
     tool_call,
     tool_call_chunk,
 )
-from llm_errors import ErrorCode, LlmError, ProviderError, ServerError
+from llm_errors import ErrorCode, LlmError, LlmTimeoutError, ProviderError, ServerError
 from llm_retry import RetryPolicy, instant_retries
 
 KEY = "test-key-for-the-fake"
@@ -248,3 +253,70 @@ def test_a_huge_retry_field_is_ignored(flavour):
         events, error = run(flavour, fake.url)
     assert error is None
     assert events[-1].message.content == [TextContent(text="ok")]
+
+
+# --- time ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_done_ends_the_call_when_the_server_neither_closes_nor_finishes(flavour):
+    """After ``[DONE]`` the call returns at once, not after a read timeout of silence."""
+    stalls = Stream(
+        [role_chunk(), text_chunk("ok"), finish_chunk(), b"data: [DONE]\n\n", Pause(60)],
+        done=False,
+    )
+    read = 30.0
+    with FakeMistral(stalls, default=None) as fake:
+        began = time.monotonic()
+        events, error = run(flavour, fake.url, timeouts=Timeouts(read=read))
+        elapsed = time.monotonic() - began
+        fake.wait_open_connections(0)  # the stalled connection was given up, not kept
+    assert error is None
+    assert events[-1].type == "done"
+    assert elapsed < read / 6
+
+
+class TrickleServer:
+    """A hostile server of the test's own: it sends its response headers 1 byte at a time.
+
+    Each byte comes ``pause`` seconds after the last, so a read timeout longer than
+    ``pause`` never fires; it stops after ``limit`` bytes or when the client hangs up.
+    """
+
+    def __init__(self, pause: float = 0.2, limit: int = 150) -> None:
+        self.pause = pause
+        self.limit = limit
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        self.listener.settimeout(10)
+        with contextlib.suppress(OSError), self.listener.accept()[0] as conn:
+            conn.recv(65536)  # the request (small enough for one read)
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n" + b"X-Pad: " * 30
+            for byte in head[: self.limit]:
+                conn.sendall(bytes([byte]))
+                time.sleep(self.pause)
+
+    def close(self) -> None:
+        """Stop listening and wait for the serving thread (bounded by ``limit`` bytes)."""
+        self.listener.close()
+        self.thread.join(self.pause * self.limit + 5)
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_the_total_timeout_holds_while_headers_trickle_in(flavour):
+    """Headers at 5 bytes/s with ``read=3, total=1``: TIMEOUT at the total, not after 30 s."""
+    server = TrickleServer()
+    try:
+        began = time.monotonic()
+        events, error = run(flavour, server.url, timeouts=Timeouts(read=3, total=1))
+        elapsed = time.monotonic() - began
+    finally:
+        server.close()
+    assert isinstance(error, LlmTimeoutError)
+    assert "total timeout of 1 s" in str(error)
+    assert events == []
+    assert elapsed < server.pause * server.limit / 4  # the server would go on for 30 s
