@@ -7,6 +7,7 @@ import dataclasses
 import gc
 import json
 import logging
+import random
 import socket
 import traceback
 from collections.abc import Callable
@@ -1202,3 +1203,51 @@ def test_secret_does_not_show_in_the_settings():
     )
     assert SENTINEL_KEY not in repr(settings.authorization)
     assert settings.describe(MistralAdapterSync).startswith("MistralAdapterSync(")
+
+
+# --- many streams at once -----------------------------------------------------------------
+
+
+def test_cancelling_half_of_many_streams_leaves_no_connection_open():
+    """50 concurrent streams, 25 cancelled at random points: every connection is closed.
+
+    Half of the cancellations land inside the adapter's read, half while the consumer
+    awaits something else between two events. The client keeps no idle connections,
+    so a finished stream closes its socket too: any connection still open after the
+    tasks end is one that leaked.
+    """
+    rng = random.Random(11)  # fixed seed: the same random points on every run
+    slow = Stream([role_chunk(), Repeat(text_chunk("tok "), 40), finish_chunk()], delay=0.01)
+    cancelled = set(rng.sample(range(50), 25))
+    points = {index: (rng.randint(0, 30), rng.random() < 0.5) for index in cancelled}
+    last: dict[int, Any] = {}
+
+    async def consume(adapter: MistralAdapter, index: int) -> Any:
+        deltas = 0
+        async for event in adapter.stream(MODEL, CONTEXT):
+            last[index] = event
+            deltas += event.type == "text_delta"
+            if index in points and deltas >= points[index][0]:
+                asyncio.current_task().cancel()  # type: ignore[union-attr]
+                if points[index][1]:
+                    await asyncio.sleep(1)  # cancelled here, between two events
+        return event
+
+    async def main(fake: FakeMistral) -> list[Any]:
+        limits = httpx.Limits(max_connections=64, max_keepalive_connections=0)
+        async with httpx.AsyncClient(limits=limits) as client:
+            adapter = MistralAdapter(api_key=KEY, base_url=fake.url, client=client)
+            tasks = [asyncio.create_task(consume(adapter, index)) for index in range(50)]
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.to_thread(fake.wait_open_connections, 0, timeout=10)
+            return results
+
+    with FakeMistral(default=slow) as fake:
+        results = asyncio.run(main(fake))
+        assert fake.accepted_connections == 50
+    for index, result in enumerate(results):
+        if index in cancelled:
+            assert isinstance(result, asyncio.CancelledError)
+            assert last[index].partial.stopReason == "aborted"
+        else:
+            assert result.type == "done"
