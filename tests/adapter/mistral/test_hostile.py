@@ -14,13 +14,14 @@ import socket
 import threading
 import time
 import tracemalloc
+import zlib
 from typing import Any
 
 import pytest
 
 from adapter import Context, StreamOptions
 from adapter._mistral.async_client import MistralAdapter
-from adapter._mistral.client import Limits, Timeouts
+from adapter._mistral.client import Limits, Settings, Timeouts
 from adapter._mistral.errors import partial_of
 from adapter._mistral.sync_client import MistralAdapterSync
 from adapter.pi import TextContent, UserMessage
@@ -320,3 +321,50 @@ def test_the_total_timeout_holds_while_headers_trickle_in(flavour):
     assert "total timeout of 1 s" in str(error)
     assert events == []
     assert elapsed < server.pause * server.limit / 4  # the server would go on for 30 s
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_a_raw_deflate_stream_decodes(flavour):
+    """``deflate`` without its zlib wrapper (some servers send it raw) decodes too."""
+    frames = (
+        b'data: {"id":"c","model":"m","choices":[{"index":0,"delta":{"content":"ok"},'
+        b'"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    )
+    packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = packer.compress(frames) + packer.flush()
+    scenario = Stream([body], done=False, headers={"Content-Encoding": "deflate"})
+    with FakeMistral(scenario, default=None) as fake:
+        events, error = run(flavour, fake.url)
+    assert error is None
+    assert events[-1].message.content == [TextContent(text="ok")]
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_a_corrupt_gzip_stream_is_a_provider_error(flavour):
+    """A body that claims gzip but is not: PROVIDER_ERROR, with the partial message."""
+    scenario = Stream([b"this is not gzip data at all"], headers={"Content-Encoding": "gzip"})
+    error = failure(flavour, scenario, never_raise=False)
+    assert isinstance(error, ProviderError)
+    assert "not valid gzip or deflate data" in str(error)
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_an_error_body_in_an_encoding_not_asked_for_is_left_out(flavour):
+    """A 503 whose body is in an unrequested encoding: the status still classifies it."""
+    reply = Reply(503, b"\x0b\x02\x80garbage", headers={"Content-Encoding": "br"})
+    error = failure(flavour, reply, never_raise=False)
+    assert isinstance(error, ServerError)
+    assert error.status == 503
+
+
+def test_what_slips_past_the_parsers_becomes_a_typed_error():
+    """The shells' safety net: a RecursionError or ValueError becomes a scrubbed PROVIDER_ERROR."""
+    settings = Settings(
+        api_key=KEY, base_url="http://127.0.0.1", timeouts=None, headers=None, retry=None
+    )
+    call = settings.prepare(MODEL, CONTEXT, None)
+    call.begin()
+    error = call.unexpected(ValueError(f"deep inside, with {KEY}"))
+    assert isinstance(error, ProviderError)
+    assert "could not process (ValueError)" in str(error)
+    assert partial_of(error).stopReason == "error"

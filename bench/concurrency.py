@@ -19,34 +19,28 @@ alternating rounds against the same server; the figures are medians over the rou
 - time to first event: from starting a stream to its first text delta (the first
   event with content, for both), median and 95th percentile.
 
-Run: ``python bench/concurrent.py [--streams N] [--tokens N] [--delay S] [--rounds R]``.
+Run: ``python bench/concurrency.py [--streams N] [--tokens N] [--delay S] [--rounds R]``.
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
-# Run as a script, this file (bench/concurrent.py) would shadow the standard library's
-# ``concurrent`` package, which tenacity imports: take its folder off the path first.
-_HERE = Path(__file__).resolve().parent
-sys.path = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
+import httpx
 
-import argparse  # noqa: E402
-import asyncio  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
-import resource  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import time  # noqa: E402
-from typing import Any  # noqa: E402
-
-import httpx  # noqa: E402
-
-from adapter import Context, MistralAdapter  # noqa: E402
-from adapter.pi import UserMessage  # noqa: E402
-from adapter.testing import FakeMistralProcess  # noqa: E402
+from adapter import Context, MistralAdapter
+from adapter.pi import UserMessage
+from adapter.testing import FakeMistralProcess
 
 MODEL = "mistral-small-latest"
 CONTEXT = Context(messages=[UserMessage(content="Count slowly.", timestamp=1)])
