@@ -207,7 +207,7 @@ def stages(chunks: int, runs: int) -> None:
     def client_core() -> None:
         call = settings.prepare(MODEL, CONTEXT, None)
         call.begin()
-        call.opened()
+        call.opened(httpx.Headers())
         for read in reads:
             for _ in call.feed(read):
                 pass
@@ -350,7 +350,7 @@ def _in_memory(
     def client_core() -> None:
         call = settings.prepare(MODEL, CONTEXT, None)
         call.begin()
-        call.opened()
+        call.opened(httpx.Headers())
         for read in reads:
             for _ in call.feed(read):
                 pass
