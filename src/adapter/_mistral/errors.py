@@ -244,7 +244,18 @@ def _wire_text(value: object) -> str | None:
     return None
 
 
+#: RFC 9110's reason phrases where Python's ``http.HTTPStatus`` changed them in 3.13, so
+#: an error's message is the same on every Python the package supports.
+_RFC9110_PHRASES = {
+    413: "Content Too Large",
+    416: "Range Not Satisfiable",
+    422: "Unprocessable Content",
+}
+
+
 def _status_phrase(status: int) -> str:
+    if status in _RFC9110_PHRASES:
+        return _RFC9110_PHRASES[status]
     try:
         return http.HTTPStatus(status).phrase
     except ValueError:
