@@ -4,7 +4,7 @@ All three parse the same ``data:`` payloads of a realistic Mistral stream (a rol
 chunk, text deltas, a reasoning stream with ``thinking`` chunk lists, a tool call and
 a final chunk with usage), in one run:
 
-- **ours**: ``parse_chunk(payload)``, what the stream uses: ``(id, content)`` for a
+- **ours**: ``parse_chunk(payload)``, what the stream uses: ``(id, model, content)`` for a
   chunk that only adds text or reasoning (``pydantic_core.from_json`` and checks by
   hand), the validated ``CompletionChunk`` for any other.
 - **ours-models**: ``parse_completion_chunk(payload)``, one ``model_validate_json``

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import itertools
 import json
@@ -42,19 +43,22 @@ import statistics
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 from httpx._decoders import LineDecoder, TextDecoder  # raw's own line decoding, in memory
 from mistralai.client import Mistral
+from pydantic import BaseModel
 
 from adapter import Context
+from adapter._mistral import stream as _stream
 from adapter._mistral.async_client import MistralAdapter
 from adapter._mistral.client import Settings
 from adapter._mistral.stream import map_data, start
 from adapter._mistral.sync_client import MistralAdapterSync
-from adapter._mistral.wire import parse_chunk
+from adapter._mistral.wire import parse_chunk, parse_completion_chunk
 from adapter._sse import SSEDecoder
-from adapter.pi import UserMessage
+from adapter.pi import AssistantTextDeltaEvent, UserMessage
 from adapter.testing import FakeMistralProcess, big_stream
 
 MODEL = "mistral-small-latest"
@@ -204,7 +208,7 @@ def stages(chunks: int, runs: int) -> None:
     def client_core() -> None:
         call = settings.prepare(MODEL, CONTEXT, None)
         call.begin()
-        call.opened()
+        call.opened(httpx.Headers())
         for read in reads:
             for _ in call.feed(read):
                 pass
@@ -290,11 +294,11 @@ def memory(chunks: int) -> None:
     )
 
 
-# --- 5. OpenTelemetry overhead (--otel) -----------------------------------------------
+# --- 6. OpenTelemetry overhead (--otel) -----------------------------------------------
 
 
 def otel_overhead(chunks: int, calls: int, runs: int) -> None:
-    """Section 5 (``--otel``): the adapter's span and metrics, off, API without SDK, SDK.
+    """Section 6 (``--otel``): the adapter's span and metrics, off, API without SDK, SDK.
 
     The SDK exports to an exporter that does nothing, through a ``SimpleSpanProcessor``
     (the span is exported on the calling thread: the dearer processor), so what is
@@ -386,6 +390,127 @@ def otel_overhead(chunks: int, calls: int, runs: int) -> None:
         )
 
 
+# --- 5. the shortcuts into pydantic ---------------------------------------------------
+
+
+def _constructed_delta(index: int, delta: str, partial: Any) -> AssistantTextDeltaEvent:
+    """The constructor, ``BaseModel.__init__``: what ``text_delta_event`` improves on."""
+    return AssistantTextDeltaEvent(contentIndex=index, delta=delta, partial=partial)
+
+
+def _unvalidated_delta(index: int, delta: str, partial: Any) -> AssistantTextDeltaEvent:
+    """``model_construct``: public, skips validation, implemented in Python."""
+    return AssistantTextDeltaEvent.model_construct(contentIndex=index, delta=delta, partial=partial)
+
+
+_SLOTS = {name: BaseModel.__dict__[name].__set__ for name in BaseModel.__slots__}
+
+
+def _slots_delta(index: int, delta: str, partial: Any) -> AssistantTextDeltaEvent:
+    """The removed shortcut: pydantic's private instance slots written directly."""
+    event: AssistantTextDeltaEvent = object.__new__(AssistantTextDeltaEvent)
+    values = {"type": "text_delta", "contentIndex": index, "delta": delta, "partial": partial}
+    _SLOTS["__dict__"](event, values)
+    _SLOTS["__pydantic_fields_set__"](event, {"contentIndex", "delta", "partial"})
+    _SLOTS["__pydantic_extra__"](event, {})
+    _SLOTS["__pydantic_private__"](event, None)
+    return event
+
+
+@contextlib.contextmanager
+def _swapped(name: str, value: object) -> Iterator[None]:
+    """Replace ``adapter._mistral.stream.<name>`` for the block."""
+    saved = getattr(_stream, name)
+    setattr(_stream, name, value)
+    try:
+        yield
+    finally:
+        setattr(_stream, name, saved)
+
+
+def _in_memory(
+    variants: dict[str, list[tuple[str, object]]], chunks: int, runs: int
+) -> dict[str, float]:
+    """CPU time per chunk of raw's line decoding + ``json.loads`` and of each variant."""
+    reads = [w for w in big_stream(chunks, batch=256).writes() if isinstance(w, bytes)]
+    settings = Settings(
+        api_key=KEY, base_url="http://bench", timeouts=None, headers=None, retry=None
+    )
+
+    def raw_lines() -> None:
+        text, lines = TextDecoder(), LineDecoder()
+        for read in reads:
+            for line in lines.decode(text.decode(read)):
+                if line.startswith("data: ") and line != "data: [DONE]":
+                    json.loads(line[6:])
+
+    def client_core() -> None:
+        call = settings.prepare(MODEL, CONTEXT, None)
+        call.begin()
+        call.opened(httpx.Headers())
+        for read in reads:
+            for _ in call.feed(read):
+                pass
+
+    samples: dict[str, list[float]] = {"raw": []} | {name: [] for name in variants}
+    for _ in range(runs):
+        for name, swap in [("raw", []), *variants.items()]:
+            with contextlib.ExitStack() as stack:
+                for swapped in swap:
+                    stack.enter_context(_swapped(*swapped))
+                began = time.process_time()
+                raw_lines() if name == "raw" else client_core()
+                samples[name].append((time.process_time() - began) / chunks)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def shortcuts(chunks: int, sdk_chunks: int, runs: int) -> None:
+    print(
+        f"\n5. the hot path's shortcuts (delta events, chunk parsing), each swapped out: sync "
+        f"adapter, {chunks:,} text chunks (sdk: {sdk_chunks:,}), median of {runs} interleaved runs"
+    )
+    variants: dict[str, list[tuple[str, object]]] = {
+        "as shipped": [],
+        "delta events: constructor": [("text_delta_event", _constructed_delta)],
+        "delta events: model_construct": [("text_delta_event", _unvalidated_delta)],
+        "delta events: private slots": [("text_delta_event", _slots_delta)],
+        "no _plain_chunk (validate all)": [("parse_chunk", parse_completion_chunk)],
+        "neither (constructor, validate)": [
+            ("text_delta_event", _constructed_delta),
+            ("parse_chunk", parse_completion_chunk),
+        ],
+    }
+    times: dict[str, list[float]] = {"raw": [], "sdk": []} | {name: [] for name in variants}
+    with (
+        FakeMistralProcess(chunks=chunks) as server,
+        FakeMistralProcess(chunks=sdk_chunks) as small,
+    ):
+        for _ in range(runs):
+            times["raw"].append(timed(raw, server.chat_url, chunks + 2) / chunks)
+            times["sdk"].append(timed(sdk, small.url, sdk_chunks + 2) / sdk_chunks)
+            for name, swap in variants.items():
+                with contextlib.ExitStack() as stack:
+                    for swapped in swap:
+                        stack.enter_context(_swapped(*swapped))
+                    times[name].append(timed(ours_sync, server.url, chunks) / chunks)
+    in_memory = _in_memory(variants, chunks, runs * 3)
+    per_chunk = {name: statistics.median(values) for name, values in times.items()}
+    print("   in memory, CPU time (the machine's load moves it least; HTTP adds the same")
+    print("   transport cost to raw and ours, so the ratio over HTTP is at least this one):")
+    for name, cost in in_memory.items():
+        ratio = "" if name == "raw" else f"  {in_memory['raw'] / cost:.2f}x raw (target >= 0.67)"
+        print(f"   {name:<32}{cost * 1e6:>7.2f} us/chunk{ratio}")
+    print("   over HTTP:")
+    for name in ("raw", "sdk"):
+        print(f"   {name:<32}{per_chunk[name] * 1e6:>7.2f} us/chunk")
+    for name in variants:
+        ours = per_chunk[name]
+        print(
+            f"   {name:<32}{ours * 1e6:>7.2f} us/chunk  {per_chunk['raw'] / ours:.2f}x raw "
+            f"(target >= 0.67), {per_chunk['sdk'] / ours:.0f}x the SDK (target >= 50)"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=200_000, help="chunks per stream")
@@ -394,11 +519,17 @@ def main() -> None:
     parser.add_argument("--short", type=int, default=10_000, help="short stream (flatness)")
     parser.add_argument("--long", type=int, default=1_000_000, help="long stream (flatness)")
     parser.add_argument("--otel", action="store_true", help="only the OpenTelemetry overhead")
+    parser.add_argument(
+        "--shortcuts", action="store_true", help="only section 5: each shortcut vs public API"
+    )
     args = parser.parse_args()
     if args.chunks < 1 or args.sdk_chunks < 1:
         parser.error("--chunks and --sdk-chunks must be positive")
     if args.otel:
         otel_overhead(args.chunks, max(args.chunks // 20, 100), args.runs)
+        return
+    if args.shortcuts:
+        shortcuts(args.chunks, args.sdk_chunks, args.runs)
         return
     throughput(args.chunks, args.sdk_chunks, args.runs)
     stages(args.chunks, args.runs)

@@ -14,7 +14,7 @@ from adapter._mistral.catalog import (
     get_model,
     list_models,
 )
-from adapter._mistral.client import MissingApiKeyError, Timeouts
+from adapter._mistral.client import Limits, MissingApiKeyError, Timeouts
 from adapter._mistral.errors import UnmappableChunkError, partial_of
 from adapter._mistral.request import InvalidTranscriptError, UnsupportedContentError
 from adapter._mistral.sync_client import MistralAdapterSync
@@ -33,6 +33,7 @@ __all__ = [
     "ForcedTool",
     "InvalidTranscriptError",
     "JsonSchemaFormat",
+    "Limits",
     "MissingApiKeyError",
     "MistralAdapter",
     "MistralAdapterSync",

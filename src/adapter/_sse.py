@@ -16,6 +16,12 @@ across reads is never decoded half-way, and only the values are decoded (with
 replacement, as the spec's "UTF-8 decode" does; CR, LF and ``:`` are ASCII and never
 occur inside a multi-byte sequence, so per-value decoding gives the same text).
 
+Bounds: a line longer than ``max_line`` bytes, or an event whose data lines add up
+to more than ``max_event`` bytes, raises :class:`SSELimitError` naming the limit, so
+a server that never sends a newline (or never a blank line) cannot grow the decoder
+without end. The defaults (:data:`MAX_LINE`, :data:`MAX_EVENT`) are far above any
+real event; a pending line is measured as its pieces arrive, so the check is linear.
+
 End of stream: the spec discards an event that is not followed by a blank line, and
 so do we; :meth:`SSEDecoder.finish` reports whether anything was discarded.
 
@@ -28,12 +34,15 @@ The HTTP layer passes ``response.iter_bytes()``/``aiter_bytes()`` to
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import NamedTuple
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from typing import NamedTuple, TypeVar
 
 __all__ = [
     "DONE",
+    "MAX_EVENT",
+    "MAX_LINE",
     "SSEDecoder",
+    "SSELimitError",
     "SSELineSplitter",
     "ServerSentEvent",
     "aiter_events",
@@ -44,6 +53,36 @@ __all__ = [
 DONE = b"[DONE]"
 
 _BOM = b"\xef\xbb\xbf"
+
+#: The default longest line, in bytes (4 MiB).
+MAX_LINE = 4 * 1024 * 1024
+#: The default largest event (its data lines together), in bytes (8 MiB).
+MAX_EVENT = 8 * 1024 * 1024
+
+
+class SSELimitError(ValueError):
+    """A line or an event is larger than the decoder's limit.
+
+    Attributes:
+        limit: The name of the limit (``"max_line"`` or ``"max_event"``).
+        value: Its value, in bytes.
+
+    .. versionadded:: 0.1.0
+    """
+
+    def __init__(self, limit: str, value: int) -> None:
+        what = "line" if limit == "max_line" else "event"
+        super().__init__(f"an SSE {what} is longer than {limit}={value:,} bytes")
+        self.limit = limit
+        self.value = value
+
+
+_T = TypeVar("_T")
+
+#: The longest ``retry:`` value interpreted (18 digits: over 31 million years, so no
+#: real delay is lost); a longer one is ignored, as an invalid value is, since
+#: ``int()`` of thousands of digits is slow and refused by Python's digit limit.
+_RETRY_DIGITS = 18
 
 
 class ServerSentEvent(NamedTuple):
@@ -93,12 +132,15 @@ class SSELineSplitter:
     .. versionadded:: 0.1.0
     """
 
-    __slots__ = ("_head", "_parts", "_skip_lf", "_special")
+    __slots__ = ("_head", "_max_line", "_parts", "_pending", "_skip_lf", "_special")
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_line: int = MAX_LINE) -> None:
+        self._max_line = max_line
         # Pieces of the unfinished line, joined once when its terminator arrives
-        # (concatenating on every read is quadratic for a long line in small reads).
+        # (concatenating on every read is quadratic for a long line in small reads),
+        # and their length.
         self._parts: list[bytes] = []
+        self._pending = 0
         # The previous read ended in CR: an LF starting this read belongs to it.
         self._skip_lf = False
         # The bytes seen at the very start while they could still be a BOM; None once
@@ -108,18 +150,31 @@ class SSELineSplitter:
         self._special = True
 
     def feed(self, chunk: bytes) -> list[bytes]:
-        """Return the lines that ``chunk`` completes, in order."""
+        """Return the lines that ``chunk`` completes, in order.
+
+        Raises:
+            SSELimitError: a line is longer than ``max_line``.
+        """
         if self._special or b"\r" in chunk:
             chunk = self._normalize(chunk)
         lines = chunk.split(b"\n")
         parts = self._parts
+        limit = self._max_line
         if parts and len(lines) > 1:
             parts.append(lines[0])
             lines[0] = b"".join(parts)
             parts.clear()
+            self._pending = 0
+            if len(lines[0]) > limit:
+                raise SSELimitError("max_line", limit)
         rest = lines.pop()
         if rest:
             parts.append(rest)
+            self._pending += len(rest)
+            if self._pending > limit:
+                raise SSELimitError("max_line", limit)
+        if len(chunk) > limit and any(len(line) > limit for line in lines):
+            raise SSELimitError("max_line", limit)
         return lines
 
     def _normalize(self, chunk: bytes) -> bytes:
@@ -144,6 +199,7 @@ class SSELineSplitter:
         """Reset for a new stream; return the unterminated last line (``b""`` if none)."""
         rest = b"".join(self._parts) if self._head is None else self._head
         self._parts.clear()
+        self._pending = 0
         self._skip_lf = False
         self._head = b""
         self._special = True
@@ -163,36 +219,20 @@ class SSEDecoder:
     .. versionadded:: 0.1.0
     """
 
-    __slots__ = ("_data", "_event", "_id", "_lines", "_retry")
+    __slots__ = ("_data", "_event", "_id", "_lines", "_max_event", "_retry", "_size")
 
-    def __init__(self) -> None:
-        self._lines = SSELineSplitter()
+    def __init__(self, *, max_line: int = MAX_LINE, max_event: int = MAX_EVENT) -> None:
+        self._lines = SSELineSplitter(max_line=max_line)
+        self._max_event = max_event
         self._data: list[bytes] = []
+        self._size = 0  # the bytes in _data
         self._event = b""
         self._id = ""
         self._retry: int | None = None
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
         """Return the events that ``chunk`` completes, in order."""
-        events: list[ServerSentEvent] = []
-        data = self._data
-        for line in self._lines.feed(chunk):
-            # The hot path, inlined: Mistral sends `data: {...}` and a blank line per event.
-            if line:
-                if line.startswith(b"data: "):
-                    data.append(line[6:])
-                else:
-                    self.decode(line)
-            elif data and not self._event:
-                events.append(
-                    _new_event(
-                        ServerSentEvent, (b"\n".join(data), "message", self._id, self._retry)
-                    )
-                )
-                data.clear()
-            elif (event := self._dispatch()) is not None:
-                events.append(event)
-        return events
+        return self._feed(chunk, self._dispatch)
 
     def feed_data(self, chunk: bytes) -> list[bytes]:
         r"""Return the data of the events that ``chunk`` completes, in order.
@@ -207,40 +247,13 @@ class SSEDecoder:
             >>> SSEDecoder().feed_data(b"data: 1\n\nevent: x\ndata: 2\n\n")
             [b'1', b'2']
         """
-        payloads: list[bytes] = []
-        data = self._data
-        for line in self._lines.feed(chunk):
-            if line:
-                if line.startswith(b"data: "):
-                    data.append(line[6:])
-                else:
-                    self.decode(line)
-            else:  # a blank line dispatches the data, if any, and resets the type
-                if data:
-                    payloads.append(b"\n".join(data))
-                    data.clear()
-                if self._event:
-                    self._event = b""
-        return payloads
+        return self._feed(chunk, self._dispatch_data)
 
     def decode(self, line: bytes) -> ServerSentEvent | None:
         """Interpret one line (without its terminator); return the event it dispatches."""
         if not line:
             return self._dispatch()
-        if line.startswith(b":"):  # a comment, e.g. a keep-alive
-            return None
-        name, _, value = line.partition(b":")
-        if value[:1] == b" ":
-            value = value[1:]
-        if name == b"data":
-            self._data.append(value)
-        elif name == b"event":
-            self._event = value
-        elif name == b"id" and b"\0" not in value:
-            self._id = value.decode("utf-8", "replace")
-        elif name == b"retry" and value.isdigit():  # bytes: ASCII digits only, as specified
-            self._retry = int(value)
-        # Any other field is ignored, as the spec requires.
+        self._field(line)
         return None
 
     def finish(self) -> bool:
@@ -254,18 +267,65 @@ class SSEDecoder:
         """
         discarded = bool(self._lines.finish() or self._data or self._event)
         self._data.clear()
+        self._size = 0
         self._event = b""
         return discarded
 
-    def _dispatch(self) -> ServerSentEvent | None:
-        data, event = self._data, self._event
+    # --- the state machine: one path for every line, one for every dispatch ------------
+
+    def _feed(self, chunk: bytes, dispatch: Callable[[], _T | None]) -> list[_T]:
+        """Interpret the lines ``chunk`` completes; collect what ``dispatch`` returns."""
+        out: list[_T] = []
+        field = self._field
+        for line in self._lines.feed(chunk):
+            if line:
+                field(line)
+            elif (item := dispatch()) is not None:
+                out.append(item)
+        return out
+
+    def _field(self, line: bytes) -> None:
+        """Interpret one non-blank line: a field, or a comment."""
+        if line.startswith(b"data: "):  # Mistral's every line: the usual case, parsed first
+            name, value = b"data", line[6:]
+        elif line.startswith(b":"):  # a comment, e.g. a keep-alive
+            return
+        else:
+            name, _, value = line.partition(b":")
+            if value[:1] == b" ":
+                value = value[1:]
+        if name == b"data":
+            self._data.append(value)
+            self._size += len(value) + 1
+            if self._size > self._max_event:
+                raise SSELimitError("max_event", self._max_event)
+        elif name == b"event":
+            self._event = value
+        elif name == b"id" and b"\0" not in value:
+            self._id = value.decode("utf-8", "replace")
+        elif name == b"retry" and value.isdigit() and len(value) <= _RETRY_DIGITS:
+            self._retry = int(value)  # bytes: ASCII digits only, as specified
+        # Any other field is ignored, as the spec requires.
+
+    def _dispatch_data(self) -> bytes | None:
+        """A blank line: the event's data (``None`` if it had none); the type resets."""
         self._event = b""
+        data = self._data
         if not data:
-            return None  # no data: nothing is dispatched (the event type is reset)
+            return None  # no data: nothing is dispatched
         payload = b"\n".join(data)
         data.clear()
+        self._size = 0
+        return payload
+
+    def _dispatch(self) -> ServerSentEvent | None:
+        """A blank line: the event, with the fields it had (``None`` if it had no data)."""
+        event = self._event
+        payload = self._dispatch_data()
+        if payload is None:
+            return None
         name = event.decode("utf-8", "replace") if event else "message"
-        return ServerSentEvent(payload, name, self._id, self._retry)
+        return _new_event(ServerSentEvent, (payload, name, self._id, self._retry))
 
 
 def iter_events(chunks: Iterable[bytes]) -> Iterator[ServerSentEvent]:

@@ -103,7 +103,7 @@ def test_live_streams_from_the_given_server(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert status == 0
     assert request.headers["authorization"] == "Bearer live-key"
-    assert request.json()["model"] == "mistral-small-2603"
+    assert request.json()["model"] == "mistral-small-latest"
     assert request.json()["tools"][0]["function"]["name"] == "get_weather"
     assert "> text      Sunny, 21 degrees.\n" in out
     assert "> done      stopReason stop" in out

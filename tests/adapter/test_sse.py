@@ -12,6 +12,7 @@ from adapter._sse import (
     DONE,
     ServerSentEvent,
     SSEDecoder,
+    SSELimitError,
     SSELineSplitter,
     aiter_events,
     iter_events,
@@ -139,6 +140,23 @@ def test_event_type_applies_to_one_event_and_resets():
     ]
 
 
+@pytest.mark.parametrize(
+    "method", [pytest.param("feed", id="feed"), pytest.param("decode", id="decode")]
+)
+def test_dispatch_resets_the_data_and_the_type(method):
+    """Each event starts empty: no data or type of the event before it leaks into it."""
+    decoder = SSEDecoder()
+    stream = b"event: a\ndata: 1\ndata: 2\n\ndata: 3\n\n"
+    if method == "feed":
+        events = decoder.feed(stream)
+    else:
+        events = [e for line in stream.split(b"\n")[:-1] if (e := decoder.decode(line))]
+    assert events == [ServerSentEvent(b"1\n2", "a"), ServerSentEvent(b"3")]
+    assert decoder.feed_data(b"event: b\ndata: 4\n\ndata: 5\n\n") == [b"4", b"5"]
+    assert decoder.feed(b"data: 6\n\n") == [ServerSentEvent(b"6")]
+    assert decoder.finish() is False
+
+
 def test_id_persists_and_ignores_nul():
     """The last event ID is kept across events, reset by an empty ``id``, NUL ignored."""
     events, _ = decode_reads(
@@ -157,6 +175,9 @@ def test_id_persists_and_ignores_nul():
         pytest.param(b"1.5", None, id="decimal"),
         pytest.param(b" 10", None, id="extra-space"),
         pytest.param("\u0661".encode(), None, id="non-ascii-digit"),
+        pytest.param(b"9" * 18, 10**18 - 1, id="18-digits"),
+        pytest.param(b"9" * 19, None, id="19-digits"),
+        pytest.param(b"1" * 5000, None, id="5000-digits"),
     ],
 )
 def test_retry_accepts_ascii_digits_only(value, retry):
@@ -402,3 +423,44 @@ def test_feed_data_is_the_data_of_feed_in_any_mix(stream_and_events, data):
     assert len(got) == len(expected)
     for item, event in zip(got, expected, strict=True):
         assert item == (event.data_bytes if isinstance(item, bytes) else event)
+
+
+# --- limits -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "reads",
+    [
+        pytest.param([b"data: " + b"x" * 100], id="one-read"),
+        pytest.param([b"data: "] + [b"x"] * 59, id="byte-by-byte"),
+        pytest.param([b"data: xx", b"x" * 100 + b"\n"], id="completed-in-a-later-read"),
+        pytest.param([b"data: 1\n\ndata: " + b"x" * 100 + b"\n\n"], id="inside-one-read"),
+    ],
+)
+def test_a_line_over_max_line_raises_naming_the_limit(reads):
+    """A line longer than ``max_line``, however it is split into reads, raises SSELimitError."""
+    decoder = SSEDecoder(max_line=64)
+    for read in reads[:-1]:
+        decoder.feed_data(read)
+    with pytest.raises(SSELimitError, match="max_line=64") as info:
+        decoder.feed_data(reads[-1])
+    assert (info.value.limit, info.value.value) == ("max_line", 64)
+
+
+def test_a_line_at_max_line_passes():
+    """A line of exactly ``max_line`` bytes is decoded (the limit is inclusive)."""
+    decoder = SSEDecoder(max_line=64)
+    line = b"data: " + b"x" * 58
+    assert decoder.feed_data(line[:30]) == []
+    assert decoder.feed_data(line[30:] + b"\n\n") == [b"x" * 58]
+
+
+def test_an_event_over_max_event_raises_and_a_dispatch_resets_the_count():
+    """Data lines add up per event only: the count restarts at each dispatch."""
+    decoder = SSEDecoder(max_event=40)
+    for _ in range(10):  # 10 events of 3 x 10 bytes: each under the limit
+        assert decoder.feed_data(b"data: 0123456789\n" * 3 + b"\n") == [
+            b"\n".join([b"0123456789"] * 3)
+        ]
+    with pytest.raises(SSELimitError, match="max_event=40"):
+        decoder.feed_data(b"data: 0123456789\n" * 4)

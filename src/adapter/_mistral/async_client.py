@@ -19,18 +19,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from types import TracebackType
 from typing import Self
 
 import httpx
 
+from adapter._mistral.body import BoundedBody
 from adapter._mistral.client import (
     ABORTS,
     DEFAULT_BASE_URL,
     DRAIN_LIMIT,
-    BoundedBody,
+    DRAIN_WAIT,
     Call,
+    Limits,
     ModelRef,
     Settings,
     Timeouts,
@@ -77,9 +80,15 @@ class MistralAdapter:
         client: httpx.AsyncClient | None = None,
         headers: Mapping[str, str] | None = None,
         retry: RetryPolicy | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self._settings = settings = Settings(
-            api_key=api_key, base_url=base_url, timeouts=timeouts, headers=headers, retry=retry
+            api_key=api_key,
+            base_url=base_url,
+            timeouts=timeouts,
+            headers=headers,
+            retry=retry,
+            limits=limits,
         )
         if client is not None and not isinstance(client, httpx.AsyncClient):
             raise TypeError(f"client must be an httpx.AsyncClient, not {type(client).__name__}")
@@ -164,13 +173,11 @@ class MistralAdapter:
                 response = await self._client.send(request, stream=True)
             if call.rejects(response.status_code, response.headers):
                 raise call.response_error(
-                    response.status_code,
-                    response.headers,
-                    await _read_body(response, call.remaining()),
+                    response.status_code, response.headers, await _read_body(response, call)
                 )
-            for event in call.opened():
+            for event in call.opened(response.headers):
                 yield event
-            reads = response.aiter_bytes()
+            reads = response.aiter_raw()
             while (chunk := await _read(reads, call.remaining())) is not None:
                 for event in call.feed(chunk):
                     yield event
@@ -188,6 +195,8 @@ class MistralAdapter:
             raise call.translate(exc) from exc
         except TimeoutError as exc:  # asyncio.timeout: the total deadline
             raise call.total_timeout() from exc
+        except (RecursionError, ValueError) as exc:
+            raise call.unexpected(exc) from exc
         except ABORTS as reason:
             call.abort(reason)
             raise
@@ -204,22 +213,29 @@ async def _read(reads: AsyncIterator[bytes], remaining: float | None) -> bytes |
         return await anext(reads, None)
 
 
-async def _read_body(response: httpx.Response, remaining: float | None) -> bytes:
-    """An error response's body, bounded; whatever arrived if reading it fails."""
-    body = BoundedBody()
-    with contextlib.suppress(httpx.HTTPError, TimeoutError):
-        async with asyncio.timeout(remaining):
-            async for chunk in response.aiter_bytes():
-                if body.add(chunk):
-                    break
+async def _read_body(response: httpx.Response, call: Call) -> bytes:
+    """An error response's body, decoded and bounded; whatever arrived if reading fails."""
+    body = BoundedBody(call.limits.error_body)
+    decoder = call.error_decoder(response.headers)
+    if decoder is not None:
+        with contextlib.suppress(httpx.HTTPError, TimeoutError, zlib.error):
+            async with asyncio.timeout(call.remaining()):
+                async for raw in response.aiter_raw():
+                    if body.add(decoder.pieces(raw)):
+                        break
     return body.value()
 
 
 async def _drain(reads: AsyncIterator[bytes], remaining: float | None) -> None:
-    """Read what follows ``[DONE]`` (the end of the framing) so the connection is reused."""
+    """Read what follows ``[DONE]`` (the end of the framing) so the connection is reused.
+
+    At most :data:`DRAIN_LIMIT` bytes for at most :data:`DRAIN_WAIT` seconds (see the
+    sync twin).
+    """
     budget = DRAIN_LIMIT
+    wait = DRAIN_WAIT if remaining is None else min(remaining, DRAIN_WAIT)
     with contextlib.suppress(httpx.HTTPError, TimeoutError):
-        async with asyncio.timeout(remaining):
+        async with asyncio.timeout(wait):
             async for chunk in reads:
                 budget -= len(chunk)
                 if budget < 0:

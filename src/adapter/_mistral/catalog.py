@@ -5,10 +5,12 @@ The figures live in ``catalog.json`` next to this module, as data: one pi
 notes on the uncertain ones, with the date they were compiled (:data:`CATALOG_DATE`).
 ``docs/models.md`` renders the same table.
 
-An alias (``mistral-large-latest``) resolves to the snapshot its figures describe
-(``mistral-large-2512``), so :func:`get_model` returns a model whose ``id`` is the
-dated name and whose cost matches it. When Mistral moves an alias, the catalog moves
-with its next update, not before.
+An alias (``mistral-large-latest``) takes its figures (capabilities, limits, prices)
+from the snapshot the catalog maps it to (``mistral-large-2512``), but keeps its own
+``id``: an alias is the user's choice to follow Mistral's latest model, so the request
+carries the alias and the message records it (the dated model that served it, when
+the response names another, is the message's ``upstreamModel``). When Mistral moves
+an alias, the catalog's figures move with its next update, not before.
 
 .. versionadded:: 0.1.0
 """
@@ -99,13 +101,21 @@ def get_model(model_id: str) -> ModelInfo:
     """
     catalog = _catalog()
     key = model_id.strip().lower()
-    key = catalog.aliases.get(key, key)
+    target = catalog.aliases.get(key)
+    if target is not None:
+        return _aliased(key, target)
     try:
         return catalog.models[key]
     except KeyError:
         names = [*catalog.models, *catalog.aliases]
         suggestions = difflib.get_close_matches(key, names, n=3, cutoff=0.6)
         raise UnknownModelError(model_id, suggestions) from None
+
+
+@functools.cache
+def _aliased(alias: str, target: str) -> ModelInfo:
+    """The snapshot ``target``'s figures under the alias's own id."""
+    return _catalog().models[target].model_copy(update={"id": alias})
 
 
 def calculate_cost(model: ModelInfo, usage: Usage) -> UsageCost:

@@ -29,10 +29,10 @@ policy (which retries a stream only until its first item) retries it.
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import os
 import time
+import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
@@ -40,17 +40,20 @@ from typing import Any, Final, TypeAlias
 
 import httpx
 
+from adapter._mistral.body import ACCEPT_ENCODING, BodyDecoder, UnsupportedEncodingError
 from adapter._mistral.catalog import get_model
 from adapter._mistral.errors import (
     PROVIDER,
     error_from_payload,
     error_from_response,
     is_error_object,
+    loads_or_none,
     partial_of,
 )
 from adapter._mistral.request import chat_completions_url, request_headers, to_wire
+from adapter._mistral.secrets import Scrubber, check_api_key, check_header_value
 from adapter._mistral.stream import StreamState, fail, finish, map_data, start
-from adapter._sse import SSEDecoder
+from adapter._sse import MAX_EVENT, MAX_LINE, SSEDecoder, SSELimitError
 from adapter.pi._context import Context, StreamOptions
 from adapter.pi._events import AssistantErrorEvent, AssistantMessageEvent
 from adapter.pi._model import ModelInfo
@@ -71,8 +74,9 @@ __all__ = [
     "API_KEY_ENV",
     "DEFAULT_BASE_URL",
     "DRAIN_LIMIT",
-    "BoundedBody",
+    "DRAIN_WAIT",
     "Call",
+    "Limits",
     "MissingApiKeyError",
     "ModelRef",
     "Settings",
@@ -85,10 +89,11 @@ DEFAULT_BASE_URL: Final = "https://api.mistral.ai"
 #: Where the API key is read from when none is passed.
 API_KEY_ENV: Final = "MISTRAL_API_KEY"
 
-#: The most of an error response body that is read (it is bounded again on the error).
-ERROR_BODY_LIMIT: Final = 64 * 1024
 #: The most that is read after ``[DONE]`` so the connection can be reused.
 DRAIN_LIMIT: Final = 64 * 1024
+#: The longest wait after ``[DONE]`` for the end of the framing, in seconds; a server
+#: that neither sends it nor closes costs the connection, not the caller's time.
+DRAIN_WAIT: Final = 0.1
 #: Longest excerpt of an ``httpx`` exception message kept on a translated error.
 _DETAIL_LIMIT: Final = 200
 
@@ -178,9 +183,50 @@ class Timeouts:
         )
 
 
+def _check_bytes(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"Limits.{name} must be an int number of bytes, not {value!r}")
+    if value < 1:
+        raise ValueError(f"Limits.{name} must be at least 1, not {value!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    """How large the pieces of a response may be, in bytes; past one, the call fails.
+
+    Every limit is far above what Mistral sends; they exist so that a broken or
+    hostile server cannot grow the client without end. Hitting one raises a
+    ``ProviderError`` (``PROVIDER_ERROR``) that names the limit, with the partial
+    message.
+
+    Attributes:
+        max_line: The longest SSE line (4 MiB): a server that never sends a newline.
+        max_event: The largest SSE event, its ``data:`` lines together (8 MiB): a
+            server that never sends the blank line that ends an event.
+        max_read: The most decoded (inflated) bytes produced from one read of a
+            compressed body before they are processed (1 MiB): a gzip bomb is read
+            in pieces of this size, and hits ``max_line`` or ``max_event`` unless it
+            is a valid stream.
+        error_body: The most of an error response body that is read and decoded
+            (64 KiB; it is bounded again on the error).
+
+    .. versionadded:: 0.1.0
+    """
+
+    max_line: int = MAX_LINE
+    max_event: int = MAX_EVENT
+    max_read: int = 1024 * 1024
+    error_body: int = 64 * 1024
+
+    def __post_init__(self) -> None:
+        for name in ("max_line", "max_event", "max_read", "error_body"):
+            _check_bytes(name, getattr(self, name))
+
+
 def _check_header(name: object, value: object) -> None:
     if not isinstance(name, str) or not isinstance(value, str):
-        raise TypeError(f"headers: names and values must be str (header {name!r})")
+        raise TypeError(f"headers: names and values must be str (header {str(name)[:60]!r})")
+    check_header_value(name, value)
     if name.lower() == "authorization":
         raise ValueError("headers: pass the key as api_key, not as an Authorization header")
 
@@ -200,7 +246,17 @@ class _Secret:
 class Settings:
     """What every call of one adapter shares; built once, at construction."""
 
-    __slots__ = ("authorization", "base_url", "headers", "retry", "timeout", "timeouts", "url")
+    __slots__ = (
+        "authorization",
+        "base_url",
+        "headers",
+        "limits",
+        "retry",
+        "scrub",
+        "timeout",
+        "timeouts",
+        "url",
+    )
 
     def __init__(
         self,
@@ -210,6 +266,7 @@ class Settings:
         timeouts: Timeouts | None,
         headers: Mapping[str, str] | None,
         retry: RetryPolicy | None,
+        limits: Limits | None = None,
     ) -> None:
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
         if not key or not key.strip():
@@ -218,15 +275,18 @@ class Settings:
                 "(any non-empty key works with adapter.testing.FakeMistral)"
             )
         key = key.strip()
-        if not all(char.isprintable() and not char.isspace() for char in key):
-            raise ValueError("api_key contains whitespace or control characters")
+        check_api_key(key)
         if not str(base_url).strip().lower().startswith(("http://", "https://")):
             raise ValueError(f"base_url must be an http:// or https:// URL, not {base_url!r}")
         if timeouts is not None and not isinstance(timeouts, Timeouts):
             raise TypeError(f"timeouts must be a Timeouts, not {type(timeouts).__name__}")
         if retry is not None and not isinstance(retry, RetryPolicy):
             raise TypeError(f"retry must be a RetryPolicy or None, not {type(retry).__name__}")
+        if limits is not None and not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a Limits, not {type(limits).__name__}")
         self.authorization = _Secret(f"Bearer {key}")
+        self.scrub = Scrubber(key)
+        self.limits = limits or Limits()
         self.base_url = base_url.strip()
         self.url = chat_completions_url(self.base_url)
         self.timeouts = timeouts or Timeouts()
@@ -234,6 +294,7 @@ class Settings:
         self.retry = retry
         self.headers: dict[str, str] = {
             "Accept": "text/event-stream",
+            "Accept-Encoding": ACCEPT_ENCODING,
             "Content-Type": "application/json",
             "User-Agent": _USER_AGENT,
         }
@@ -275,7 +336,9 @@ class Settings:
         options = options or StreamOptions()
         body = to_wire(model=info, context=context, options=options).to_json()
         headers = dict(self.headers)
-        headers.update(request_headers(model=info, options=options))
+        for name, value in request_headers(model=info, options=options).items():
+            check_header_value(name, value)  # a session_id or model header with CR/LF
+            headers[name] = value
         headers["Authorization"] = self.authorization.value
         return Call(
             model=info,
@@ -285,6 +348,8 @@ class Settings:
             timeouts=self.timeouts,
             timeout=self.timeout,
             never_raise=options.never_raise,
+            limits=self.limits,
+            scrub=self.scrub,
         )
 
 
@@ -303,26 +368,6 @@ def _detail(exc: BaseException) -> str:
     return f"{name}: {text}" if text else name
 
 
-class BoundedBody:
-    """Collects an error response body up to :data:`ERROR_BODY_LIMIT` bytes."""
-
-    __slots__ = ("_parts", "_size")
-
-    def __init__(self) -> None:
-        self._parts: list[bytes] = []
-        self._size = 0
-
-    def add(self, chunk: bytes) -> bool:
-        """Keep ``chunk``; ``True`` once the limit is reached (stop reading)."""
-        self._parts.append(chunk)
-        self._size += len(chunk)
-        return self._size >= ERROR_BODY_LIMIT
-
-    def value(self) -> bytes:
-        """What was read, cut at the limit."""
-        return b"".join(self._parts)[:ERROR_BODY_LIMIT]
-
-
 class Call:
     """One call to ``stream``: the prepared request and the state of its latest attempt.
 
@@ -332,12 +377,15 @@ class Call:
     """
 
     __slots__ = (
+        "_body",
         "_deadline",
         "_decoder",
         "_opened",
+        "_scrub",
         "_start_events",
         "body",
         "headers",
+        "limits",
         "model",
         "never_raise",
         "state",
@@ -356,8 +404,13 @@ class Call:
         timeouts: Timeouts,
         timeout: httpx.Timeout,
         never_raise: bool,
+        limits: Limits,
+        scrub: Scrubber,
     ) -> None:
         self.model = model
+        self.limits = limits
+        self._scrub = scrub
+        self._body: BodyDecoder | None = None
         self.url = url
         self.body = body
         self.headers = headers
@@ -365,7 +418,7 @@ class Call:
         self.timeout = timeout
         self.never_raise = never_raise
         self.state: StreamState | None = None
-        self._decoder = SSEDecoder()
+        self._decoder = self._new_decoder()
         self._deadline: float | None = None
         self._opened = False
         self._start_events: list[AssistantMessageEvent] = []
@@ -386,11 +439,15 @@ class Call:
     def begin(self) -> StreamState:
         """Start an attempt: a fresh message (timestamped now), decoder and deadline."""
         self.state, self._start_events = start(model=self.model, now=now_ms())
-        self._decoder = SSEDecoder()
+        self._decoder = self._new_decoder()
+        self._body = None
         total = self.timeouts.total
         self._deadline = None if total is None else time.monotonic() + total
         self._opened = False
         return self.state
+
+    def _new_decoder(self) -> SSEDecoder:
+        return SSEDecoder(max_line=self.limits.max_line, max_event=self.limits.max_event)
 
     def remaining(self) -> float | None:
         """Seconds left before the total deadline (``None``: no deadline)."""
@@ -402,11 +459,16 @@ class Call:
         """Whether the response is not a ``200`` event stream (read its body, then fail)."""
         return status != httpx.codes.OK or not _is_event_stream(headers.get("content-type"))
 
+    def error_decoder(self, headers: httpx.Headers) -> BodyDecoder | None:
+        """The decoder of an error body; ``None`` if its encoding cannot be decoded."""
+        try:
+            return BodyDecoder(headers.get("content-encoding"), max_read=self.limits.max_read)
+        except UnsupportedEncodingError:
+            return None
+
     def response_error(self, status: int, headers: httpx.Headers, body: bytes) -> LlmError:
-        """The error for a rejected response, ``body`` read up to :data:`ERROR_BODY_LIMIT`."""
-        secret = self._secret().encode()
-        if secret in body:  # a server that echoes the key (some do, in 401 messages)
-            body = body.replace(secret, b"<redacted>")
+        """The error for a rejected response, ``body`` decoded, ``Limits.error_body`` at most."""
+        body = body[: self.limits.error_body]
         if status != httpx.codes.OK:
             error = error_from_response(
                 status=status, headers=headers, body=body, model=self.model.id
@@ -415,14 +477,23 @@ class Call:
             error = self._not_a_stream(headers.get("content-type"), body)
         return self._failed(error)
 
-    def opened(self) -> list[AssistantMessageEvent]:
-        """The response is a 200 event stream: the ``start`` event may go out now."""
+    def opened(self, headers: httpx.Headers) -> list[AssistantMessageEvent]:
+        """The response is a 200 event stream: the ``start`` event may go out now.
+
+        Raises:
+            ProviderError: the body is in a ``Content-Encoding`` the adapter did not
+                ask for.
+        """
+        try:
+            self._body = BodyDecoder(headers.get("content-encoding"), max_read=self.limits.max_read)
+        except UnsupportedEncodingError as exc:
+            raise self._failed(self._protocol(str(exc), "adapter.content_encoding")) from None
         self._opened = True
         events, self._start_events = self._start_events, []
         return events
 
     def feed(self, chunk: bytes) -> Iterator[AssistantMessageEvent]:
-        """Map one read of the body; stops at the end of the stream (``state.ended``).
+        """Map one raw read of the body; stops at the end of the stream (``state.ended``).
 
         A generator rather than a list: each event reaches the caller as soon as it is
         built and can be freed before the next one, which keeps a read of hundreds of
@@ -431,17 +502,29 @@ class Call:
 
         Raises:
             LlmTimeoutError: the total deadline has passed.
+            ProviderError: a line, an event or a decoded read is over its limit
+                (:class:`Limits`, named), or the compressed body is corrupt.
             LlmError: the mapper's errors (in-band errors, malformed chunks…).
         """
         if self._deadline is not None and time.monotonic() > self._deadline:
             raise self.total_timeout()
         state = self.state
+        body = self._body
         assert state is not None  # noqa: S101 - begin() runs first
+        assert body is not None  # noqa: S101 - opened() runs first
         now = now_ms()  # one reading per read: its events arrived together
-        for data in self._decoder.feed_data(chunk):
-            yield from map_data(state, data, now=now)
-            if state.ended:
-                return
+        feed_data = self._decoder.feed_data
+        try:
+            for piece in (chunk,) if body.identity else body.pieces(chunk):
+                for data in feed_data(piece):
+                    yield from map_data(state, data, now=now)
+                    if state.ended:
+                        return
+        except SSELimitError as exc:
+            raise self._failed(self._over_limit(exc.limit, exc.value)) from None
+        except zlib.error:
+            message = "Mistral's compressed body is not valid gzip or deflate data"
+            raise self._failed(self._protocol(message, "adapter.content_encoding")) from None
 
     def end(self) -> list[AssistantMessageEvent]:
         """The body ended without ``[DONE]``: finish, or fail if the stream was cut.
@@ -466,16 +549,39 @@ class Call:
 
     # --- failures -------------------------------------------------------------------
 
-    def _secret(self) -> str:
-        """The API key, to scrub it from anything a server or httpx might echo."""
-        return self.headers["Authorization"].removeprefix("Bearer ")
-
     def _failed(self, error: LlmError) -> LlmError:
-        """Record ``error`` on the message (``stopReason``, ``errorMessage``, ``partial``)."""
+        """Scrub ``error`` and record it on the message (``stopReason``, ``errorMessage``...)."""
         state = self.state
         assert state is not None  # noqa: S101 - begin() runs first
+        self._scrub.error(error)
         fail(state, error, now=now_ms())
+        state.message.errorMessage = error.message  # the mapper may have recorded it first
         return error
+
+    def _protocol(self, message: str, rule: str) -> ProviderError:
+        return ProviderError(
+            f"{message} {self._where()}", provider=PROVIDER, model=self.model.id, rule=rule
+        )
+
+    def _over_limit(self, limit: str, value: int) -> ProviderError:
+        what = {
+            "max_line": "a line of Mistral's event stream",
+            "max_event": "an event of Mistral's stream",
+        }[limit]
+        return self._protocol(
+            f"{what} is longer than Limits.{limit}={value:,} bytes", f"adapter.limit.{limit}"
+        )
+
+    def unexpected(self, exc: RecursionError | ValueError) -> LlmError:
+        """A payload the adapter could not process (e.g. nested too deeply): typed.
+
+        Every parser the adapter uses on server data reports failures as its own
+        errors; this catches what slips through, so a caller always gets an
+        ``LlmError`` with the partial message (``never_raise``: an ``error`` event).
+        """
+        self._scrub.chain(exc)
+        message = f"Mistral sent a payload the adapter could not process ({type(exc).__name__})"
+        return self._failed(self._protocol(message, "adapter.unprocessable"))
 
     def fail(self, error: LlmError) -> None:
         """Record an error raised while streaming (the mapper's are recorded already)."""
@@ -497,7 +603,8 @@ class Call:
         """
         verdict = classify(exc)
         what = "request failed" if not self._opened else "stream failed"
-        detail = _detail(exc).replace(self._secret(), "<redacted>")
+        self._scrub.chain(exc)
+        detail = _detail(exc)
         message = f"Mistral {what} {self._where()}: {detail}"
         if isinstance(exc, httpx.ReadTimeout) and self.timeout.read is not None:
             message += f" (no data for {self.timeout.read:g} s)"
@@ -552,12 +659,7 @@ class Call:
 
     def _not_a_stream(self, content_type: str | None, body: bytes) -> LlmError:
         """A 200 that is not an event stream: an error object, or a protocol error."""
-        payload: Any = None
-        if body.lstrip().startswith(b"{"):
-            try:
-                payload = json.loads(body)
-            except ValueError:
-                payload = None
+        payload: Any = loads_or_none(body) if body.lstrip().startswith(b"{") else None
         if is_error_object(payload):
             return error_from_payload(payload, model=self.model.id)
         shown = repr(redact(content_type)[:60]) if content_type else "none"

@@ -40,11 +40,11 @@ What rides on an error:
 from __future__ import annotations
 
 import http
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import from_json as _from_json
 
 from adapter.pi._messages import AssistantMessage
 from llm_errors import (
@@ -63,6 +63,7 @@ __all__ = [
     "error_from_payload",
     "error_from_response",
     "is_error_object",
+    "loads_or_none",
     "malformed_chunk_error",
     "partial_of",
     "protocol_error",
@@ -150,15 +151,27 @@ def _bounded(text: str) -> str:
 # --- body parsing ----------------------------------------------------------------------
 
 
+def loads_or_none(data: str | bytes) -> Any:
+    """Parse untrusted JSON, ``None`` if it is not JSON.
+
+    ``pydantic_core.from_json`` rather than ``json.loads``: it bounds the nesting depth
+    and reports a document nested too deeply as a ``ValueError``, where ``json.loads``
+    raises ``RecursionError`` (60,000 ``[`` are enough).
+
+    .. versionadded:: 0.1.0
+    """
+    try:
+        return _from_json(data)
+    except ValueError:
+        return None
+
+
 def _json_or_none(text: str) -> Any:
     """Parse ``text`` as JSON if it looks like an object or array, else ``None``."""
     stripped = text.strip()
     if not stripped.startswith(("{", "[")):
         return None
-    try:
-        return json.loads(stripped)
-    except ValueError:
-        return None
+    return loads_or_none(stripped)
 
 
 def _details(value: object) -> str | None:
@@ -231,7 +244,18 @@ def _wire_text(value: object) -> str | None:
     return None
 
 
+#: RFC 9110's reason phrases where Python's ``http.HTTPStatus`` changed them in 3.13, so
+#: an error's message is the same on every Python the package supports.
+_RFC9110_PHRASES = {
+    413: "Content Too Large",
+    416: "Range Not Satisfiable",
+    422: "Unprocessable Content",
+}
+
+
 def _status_phrase(status: int) -> str:
+    if status in _RFC9110_PHRASES:
+        return _RFC9110_PHRASES[status]
     try:
         return http.HTTPStatus(status).phrase
     except ValueError:

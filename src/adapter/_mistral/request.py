@@ -662,6 +662,7 @@ def to_wire(
         parallel_tool_calls=options.parallel_tool_calls,
         reasoning_effort=reasoning_effort,
         prompt_mode=prompt_mode,
+        prompt_cache_key=options.session_id or None,
     )
 
 

@@ -18,7 +18,7 @@ when anything fails it calls :func:`fail` for the final ``error`` event::
         raise
 
 :func:`map_data` parses with :func:`~adapter._mistral.wire.parse_chunk`: a chunk that only
-adds text or reasoning (nearly all of them) arrives as ``(id, content)`` and is mapped
+adds text or reasoning (nearly all of them) arrives as ``(id, model, content)`` and is mapped
 without building model instances, with the result :func:`map_chunk` gives for the
 parsed chunk (a property test checks it); every other chunk goes through
 :func:`map_chunk`.
@@ -67,19 +67,22 @@ given a deterministic 9-character id (hex, valid for Mistral's ``^[a-zA-Z0-9]{9}
 derived from the response id, the message timestamp and the call's index.
 
 ``finish_reason``: ``stop`` -> ``stop``, ``length``/``model_length`` -> ``length``,
-``tool_calls`` -> ``toolUse``; ``error`` is classified through ``llm_errors`` and
-raised at the end; any other value -> ``stop`` with the raw value kept in
-``providerPayload["finishReason"]`` (never a crash, never lost). The last
+``tool_calls`` -> ``toolUse``; ``error`` (the server stopped because of its own
+failure) raises a ``ServerError`` (``SERVER``, retryable) at the end; any other
+value -> ``stop`` with the raw value kept in ``providerPayload["finishReason"]``
+(never a crash, never lost). The last
 ``finish_reason`` wins. Usage (from any chunk, the last wins; a usage-only chunk with
 ``choices: []`` is fine) gives ``input`` (uncached prompt tokens), ``cacheRead``,
 ``output``, ``totalTokens`` and ``reasoningTokens``, priced by
 :func:`~adapter._mistral.catalog.calculate_cost`. ``responseId`` is the first non-empty
-chunk ``id``. Only one choice is supported (we never ask for ``n > 1``): a choice
-with another ``index`` is a protocol error, not silently ignored. ``delta.role`` is
-not used.
+chunk ``id``; ``upstreamModel`` is the first ``model`` a chunk reports that differs
+from the requested id (e.g. the dated model serving an alias). Only one choice is
+supported (we never ask for ``n > 1``): a choice with another ``index`` is a
+protocol error, not silently ignored. ``delta.role`` is not used.
 
-End of stream: success needs ``[DONE]`` or a ``finish_reason``; with neither,
-:func:`finish` raises ``TransportError("stream ended without finish_reason …")``.
+End of stream: success needs a ``finish_reason``; without one, :func:`finish`
+raises ``TransportError("stream ended without finish_reason …")``, whether or not
+``[DONE]`` came (a stream that never said why it stopped was cut short).
 An error object inside the stream is classified by its content
 (:func:`~adapter._mistral.errors.error_from_payload`). Every error these functions raise has
 gone through :func:`fail`: ``error.partial`` is the message with ``stopReason`` and
@@ -105,6 +108,7 @@ from adapter._mistral.errors import (
     bounded_name,
     error_from_payload,
     is_error_object,
+    loads_or_none,
     malformed_chunk_error,
     partial_of,
     protocol_error,
@@ -113,10 +117,12 @@ from adapter._mistral.errors import (
 from adapter._mistral.wire import (
     AudioChunk,
     CompletionChunk,
+    CompletionResponseStreamChoice,
     DeltaContentChunk,
     DocumentURLChunk,
     FileChunk,
     ImageURLChunk,
+    PlainChunk,
     ReferenceChunk,
     ResourceChunk,
     ResourceLinkChunk,
@@ -148,7 +154,7 @@ from adapter.pi._events import (
 )
 from adapter.pi._messages import AssistantMessage
 from adapter.pi._model import ModelInfo
-from llm_errors import ErrorCode, LlmError, TransportError, classify, error_class_for
+from llm_errors import ErrorCode, LlmError, ServerError, TransportError
 
 __all__ = ["StreamState", "fail", "finish", "map_chunk", "map_data", "start"]
 
@@ -256,46 +262,9 @@ def map_data(state: StreamState, data: bytes, *, now: float) -> list[AssistantMe
         return finish(state, saw_done=True, now=now)
     if state.ended:
         _check_open(state)
-    try:
-        chunk = parse_chunk(data)
-    except ValidationError as exc:
-        position = state.chunks + 1
-        inband = _inband_error(state, data, position)
-        if inband is not None:
-            state.chunks = position
-            raise _failed(state, inband, now) from None
-        state.chunks = position
-        error = malformed_chunk_error(exc, position=position, model=state.model.id)
-        raise _failed(state, error, now) from exc
+    chunk = _parse(state, data, now)
     if isinstance(chunk, tuple):
-        # The hot path: a chunk that only adds text or reasoning (nearly all of them).
-        # What map_chunk does with such a chunk, minus the model instances and the
-        # checks the shape has already passed.
-        chunk_id, content = chunk
-        state.chunks += 1
-        message = state.message
-        if chunk_id and message.responseId is None:
-            message.responseId = chunk_id
-        if isinstance(content, str):
-            if not content:
-                return []
-            block = state.open_block
-            if block.__class__ is TextContent:
-                values = block.__dict__  # _append(block, "text", content), inlined
-                grown: str = values.pop("text")
-                grown += content
-                values["text"] = grown
-                return [text_delta_event(state.open_index, content, message)]
-            events: list[AssistantMessageEvent] = []
-            _append_text(state, content, now, events)
-            return events
-        events = []
-        for kind, text, signature in content:
-            if kind == "thinking":
-                _append_thinking(state, text, signature, now, events)
-            elif text:
-                _append_text(state, text, now, events)
-        return events
+        return _map_plain(state, chunk, now)
     marker = chunk.object  # "chat.completion.chunk": the length test spares a lower()
     if chunk.error is not None or (
         marker is not None and len(marker) == len("error") and marker.lower() == "error"
@@ -306,6 +275,53 @@ def map_data(state: StreamState, data: bytes, *, now: float) -> list[AssistantMe
             state.chunks += 1
             raise _failed(state, inband, now)
     return map_chunk(state, chunk, now=now)
+
+
+def _parse(state: StreamState, data: bytes, now: float) -> PlainChunk | CompletionChunk:
+    """Parse a payload; one that is not a chunk raises its in-band or malformed-chunk error."""
+    try:
+        return parse_chunk(data)
+    except ValidationError as exc:
+        position = state.chunks + 1
+        state.chunks = position
+        inband = _inband_error(state, data, position)
+        if inband is not None:
+            raise _failed(state, inband, now) from None
+        error = malformed_chunk_error(exc, position=position, model=state.model.id)
+        raise _failed(state, error, now) from exc
+
+
+def _map_plain(state: StreamState, chunk: PlainChunk, now: float) -> list[AssistantMessageEvent]:
+    """The hot path: a chunk that only adds text or reasoning (nearly all of them).
+
+    What :func:`map_chunk` does with such a chunk, minus the model instances and the
+    checks the shape has already passed.
+    """
+    chunk_id, model, content = chunk
+    state.chunks += 1
+    message = state.message
+    if chunk_id and message.responseId is None:
+        message.responseId = chunk_id
+    if model != message.model and message.upstreamModel is None:
+        message.upstreamModel = model  # e.g. the dated model serving an alias
+    events: list[AssistantMessageEvent] = []
+    if isinstance(content, str):
+        block = state.open_block
+        if content and block.__class__ is TextContent:
+            values = block.__dict__  # _append(block, "text", content), inlined
+            grown: str = values.pop("text")
+            grown += content
+            values["text"] = grown
+            return [text_delta_event(state.open_index, content, message)]
+        if content:
+            _append_text(state, content, now, events)
+        return events
+    for kind, text, signature in content:
+        if kind == "thinking":
+            _append_thinking(state, text, signature, now, events)
+        elif text:
+            _append_text(state, text, now, events)
+    return events
 
 
 def map_chunk(
@@ -322,55 +338,77 @@ def map_chunk(
     if chunk.id and message.responseId is None:
         message.responseId = chunk.id
     state.response_model = chunk.model
+    if chunk.model != message.model and message.upstreamModel is None:
+        message.upstreamModel = chunk.model  # e.g. the dated model serving an alias
     if chunk.usage is not None:
         _apply_usage(state, chunk.usage)
     choices = chunk.choices
-    if len(choices) == 1:
-        # The hot path: one choice whose delta is a string continuing the open text
-        # block, as nearly every chunk of a reply is. Same result as the general path
-        # below, with a fraction of its checks (bench/stream.py, "where the time goes").
-        choice = choices[0]
-        delta = choice.delta
-        content = delta.content
-        block = state.open_block
-        if (
-            content.__class__ is str
-            and content
-            and block.__class__ is TextContent
-            and choice.index == 0
-            and delta.tool_calls is None
-            and choice.finish_reason is None
-        ):
-            _append(block, "text", content)
-            return [text_delta_event(state.open_index, content, message)]
-    elif not choices:
+    if not choices:
         return []
+    if len(choices) == 1 and (events := _continue_text(state, choices[0])) is not None:
+        return events
     for choice in choices:
-        if choice.index != 0:
-            raise _protocol_failure(
-                state,
-                f"choice index {choice.index}: only one choice (index 0) is supported",
-                now,
-            )
-        content = choice.delta.content
-        if isinstance(content, list):
-            _check_parts(state, content, now)
-    events: list[AssistantMessageEvent] = []
+        _check_choice(state, choice, now)
+    events = []
     for choice in choices:
-        delta = choice.delta
-        content = delta.content
-        if isinstance(content, str):
-            if content:
-                _append_text(state, content, now, events)
-        elif content is not None:
-            for part in content:
-                _map_part(state, part, now, events)
-        if delta.tool_calls:
-            for call in delta.tool_calls:
-                _map_tool_call(state, call, now, events)
-        if choice.finish_reason is not None:
-            state.finish_reason = choice.finish_reason
+        _map_choice(state, choice, now, events)
     return events
+
+
+def _continue_text(
+    state: StreamState, choice: CompletionResponseStreamChoice
+) -> list[AssistantMessageEvent] | None:
+    """The hot path of :func:`map_chunk`: a string continuing the open text block.
+
+    The same result as the general path, with a fraction of its checks
+    (``bench/stream.py``, "where the time goes"); ``None`` for any other choice.
+    """
+    delta = choice.delta
+    content = delta.content
+    block = state.open_block
+    if (
+        content.__class__ is str
+        and content
+        and block.__class__ is TextContent
+        and choice.index == 0
+        and delta.tool_calls is None
+        and choice.finish_reason is None
+    ):
+        _append(block, "text", content)
+        return [text_delta_event(state.open_index, content, state.message)]
+    return None
+
+
+def _check_choice(state: StreamState, choice: CompletionResponseStreamChoice, now: float) -> None:
+    """Reject a choice we cannot map before mapping any of the chunk."""
+    if choice.index != 0:
+        raise _protocol_failure(
+            state, f"choice index {choice.index}: only one choice (index 0) is supported", now
+        )
+    content = choice.delta.content
+    if isinstance(content, list):
+        _check_parts(state, content, now)
+
+
+def _map_choice(
+    state: StreamState,
+    choice: CompletionResponseStreamChoice,
+    now: float,
+    events: list[AssistantMessageEvent],
+) -> None:
+    """Map one checked choice: its content, its tool calls, its finish reason."""
+    delta = choice.delta
+    content = delta.content
+    if isinstance(content, str):
+        if content:
+            _append_text(state, content, now, events)
+    elif content is not None:
+        for part in content:
+            _map_part(state, part, now, events)
+    for call in delta.tool_calls or ():
+        _map_tool_call(state, call, now, events)
+    if choice.finish_reason is not None:
+        state.finish_reason = choice.finish_reason
 
 
 def finish(state: StreamState, *, saw_done: bool, now: float) -> list[AssistantMessageEvent]:
@@ -387,11 +425,12 @@ def finish(state: StreamState, *, saw_done: bool, now: float) -> list[AssistantM
     _check_open(state)
     reason = state.finish_reason
     message = state.message
-    if reason is None and not saw_done:
+    if reason is None:
+        ended = "[DONE]" if saw_done else "no [DONE]"
         raise _failed(
             state,
             TransportError(
-                f"stream ended without finish_reason (no [DONE] after {state.chunks} chunks)",
+                f"stream ended without finish_reason ({ended} after {state.chunks} chunks)",
                 provider=PROVIDER,
                 model=state.model.id,
                 rule="adapter.truncated",
@@ -399,12 +438,16 @@ def finish(state: StreamState, *, saw_done: bool, now: float) -> list[AssistantM
             now,
         )
     if reason == "error":
-        text = f"Mistral ended the stream with finish_reason 'error' at chunk {state.chunks}"
-        verdict = classify({"finish_reason": "error", "message": text})
-        code = verdict.code
+        # The server stopped generating because of its own failure: a server error
+        # (retryable), like a 5xx, not a payload we cannot follow.
         raise _failed(
             state,
-            error_class_for(code)(text, provider=PROVIDER, model=state.model.id, rule=verdict.rule),
+            ServerError(
+                f"Mistral ended the stream with finish_reason 'error' at chunk {state.chunks}",
+                provider=PROVIDER,
+                model=state.model.id,
+                rule="adapter.finish_reason_error",
+            ),
             now,
         )
     events: list[AssistantMessageEvent] = []
@@ -478,10 +521,7 @@ def _protocol_failure(state: StreamState, what: str, now: float) -> LlmError:
 
 def _inband_error(state: StreamState, data: bytes, position: int) -> LlmError | None:
     """The classified error if ``data`` is an error object, else ``None``."""
-    try:
-        payload = json.loads(data)
-    except ValueError:
-        return None
+    payload = loads_or_none(data)
     if is_error_object(payload):
         return error_from_payload(payload, model=state.model.id, position=position)
     return None
@@ -696,6 +736,8 @@ def _parse_arguments(state: StreamState, tool: _ToolBlock) -> dict[str, object] 
         return {}
     try:
         parsed = json.loads(raw)
+    except RecursionError:
+        return "are nested too deeply to parse"
     except json.JSONDecodeError as exc:
         cut = " (the stream stopped for length: max_tokens cut the call)"
         hint = cut if _STOP_REASONS.get(state.finish_reason or "") == "length" else ""

@@ -11,18 +11,23 @@ that is not I/O lives in the shared core.
 from __future__ import annotations
 
 import contextlib
+import socket
+import threading
+import zlib
 from collections.abc import Generator, Iterator, Mapping
 from types import TracebackType
 from typing import Self
 
 import httpx
 
+from adapter._mistral.body import BoundedBody
 from adapter._mistral.client import (
     ABORTS,
     DEFAULT_BASE_URL,
     DRAIN_LIMIT,
-    BoundedBody,
+    DRAIN_WAIT,
     Call,
+    Limits,
     ModelRef,
     Settings,
     Timeouts,
@@ -79,9 +84,15 @@ class MistralAdapterSync:
         client: httpx.Client | None = None,
         headers: Mapping[str, str] | None = None,
         retry: RetryPolicy | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self._settings = settings = Settings(
-            api_key=api_key, base_url=base_url, timeouts=timeouts, headers=headers, retry=retry
+            api_key=api_key,
+            base_url=base_url,
+            timeouts=timeouts,
+            headers=headers,
+            retry=retry,
+            limits=limits,
         )
         if client is not None and not isinstance(client, httpx.Client):
             raise TypeError(f"client must be an httpx.Client, not {type(client).__name__}")
@@ -156,17 +167,24 @@ class MistralAdapterSync:
         """One request: retried as a whole (by ``retry``) until it yields ``start``."""
         call.begin()
         response = None
+        deadline = _Watchdog(call.remaining())
         try:
             request = self._client.build_request(
-                "POST", call.url, content=call.body, headers=call.headers, timeout=call.timeout
+                "POST",
+                call.url,
+                content=call.body,
+                headers=call.headers,
+                timeout=call.timeout,
+                extensions={"trace": deadline.trace},
             )
             response = self._client.send(request, stream=True)
+            deadline.watch(response)
             if call.rejects(response.status_code, response.headers):
                 raise call.response_error(
-                    response.status_code, response.headers, _read_body(response)
+                    response.status_code, response.headers, _read_body(response, call)
                 )
-            yield from call.opened()
-            reads = response.iter_bytes()
+            yield from call.opened(response.headers)
+            reads = response.iter_raw()
             for chunk in reads:
                 yield from call.feed(chunk)
                 if call.ended:
@@ -174,35 +192,121 @@ class MistralAdapterSync:
             else:
                 yield from call.end()
                 return
-            _drain(reads)
+            deadline.disarm()
+            _drain(reads, response)
         except LlmError as error:
             call.fail(error)
             raise
         except httpx.HTTPError as exc:
+            if deadline.fired:
+                raise call.total_timeout() from exc
             raise call.translate(exc) from exc
+        except (RecursionError, ValueError) as exc:
+            raise call.unexpected(exc) from exc
         except ABORTS as reason:
             call.abort(reason)
             raise
         finally:
+            deadline.disarm()
             if response is not None:
                 response.close()
 
 
-def _read_body(response: httpx.Response) -> bytes:
-    """An error response's body, bounded; whatever arrived if reading it fails."""
-    body = BoundedBody()
-    with contextlib.suppress(httpx.HTTPError):
-        for chunk in response.iter_bytes():
-            if body.add(chunk):
-                break
+class _Watchdog:
+    """A timer that shuts the call's socket down at a deadline, so a blocking read returns.
+
+    ``httpx``'s read timeout restarts with every byte, so a server trickling its
+    headers or body one byte at a time holds a blocking read for as long as it
+    likes. The sync shell has no way to cancel a read but to shut the socket down:
+    the timer does that at the deadline (``Timeouts.total``, or the wait after
+    ``[DONE]``). The socket comes from httpcore's public extensions: the ``trace``
+    callback's ``connect_tcp`` event for a new connection, the response's
+    ``network_stream`` once the headers are in. A reused connection is known only
+    from its headers on, so before them ``total`` is enforced only on new
+    connections (``docs/adapter.md``, "Timeouts").
+    """
+
+    __slots__ = ("_lock", "_socket", "_timer", "fired")
+
+    def __init__(self, seconds: float | None) -> None:
+        self._lock = threading.Lock()
+        self._socket: socket.socket | None = None
+        self._timer: threading.Timer | None = None
+        self.fired = False
+        if seconds is not None:
+            self._start(seconds)
+
+    def _start(self, seconds: float) -> None:
+        timer = threading.Timer(seconds, self._fire)
+        timer.daemon = True
+        self._timer = timer
+        timer.start()
+
+    def trace(self, event: str, info: Mapping[str, object]) -> None:
+        """Httpcore's trace callback: note the socket of a new connection."""
+        if event.endswith("connect_tcp.complete"):
+            stream = info.get("return_value")
+            self._set(getattr(stream, "get_extra_info", lambda _: None)("socket"))
+
+    def watch(self, response: httpx.Response) -> None:
+        """Note the socket the response arrives on."""
+        stream = response.extensions.get("network_stream")
+        self._set(getattr(stream, "get_extra_info", lambda _: None)("socket"))
+
+    def _set(self, sock: object) -> None:
+        if not isinstance(sock, socket.socket):
+            return
+        with self._lock:
+            self._socket = sock
+            if self.fired:
+                _shutdown(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            if self._socket is not None:
+                _shutdown(self._socket)
+
+    def disarm(self) -> None:
+        """Stop the timer; a socket it already shut down stays shut."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+
+
+def _shutdown(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+def _read_body(response: httpx.Response, call: Call) -> bytes:
+    """An error response's body, decoded and bounded; whatever arrived if reading fails."""
+    body = BoundedBody(call.limits.error_body)
+    decoder = call.error_decoder(response.headers)
+    if decoder is not None:
+        with contextlib.suppress(httpx.HTTPError, zlib.error):
+            for raw in response.iter_raw():
+                if body.add(decoder.pieces(raw)):
+                    break
     return body.value()
 
 
-def _drain(reads: Iterator[bytes]) -> None:
-    """Read what follows ``[DONE]`` (the end of the framing) so the connection is reused."""
+def _drain(reads: Iterator[bytes], response: httpx.Response) -> None:
+    """Read what follows ``[DONE]`` (the end of the framing) so the connection is reused.
+
+    At most :data:`DRAIN_LIMIT` bytes for at most :data:`DRAIN_WAIT` seconds: the end
+    of the framing comes with ``[DONE]`` or right after it; a server that sends
+    neither it nor a close loses the connection instead of holding the call.
+    """
+    watchdog = _Watchdog(DRAIN_WAIT)
+    watchdog.watch(response)
     budget = DRAIN_LIMIT
-    with contextlib.suppress(httpx.HTTPError):
-        for chunk in reads:
-            budget -= len(chunk)
-            if budget < 0:
-                return
+    try:
+        with contextlib.suppress(httpx.HTTPError):
+            for chunk in reads:
+                budget -= len(chunk)
+                if budget < 0:
+                    return
+    finally:
+        watchdog.disarm()

@@ -27,7 +27,7 @@ Parsing: :func:`parse_completion_chunk` is one call per ``data:`` payload
 with :func:`parse_chunk` instead, which gives the same answers faster
 (``bench/chunk_parse.py``). Nearly every chunk of a reply only adds text or reasoning
 (one choice whose ``delta.content`` is a string, or a list of ``text`` chunks and
-``thinking`` chunks made of ``text`` parts); for those it returns just the chunk id
+``thinking`` chunks made of ``text`` parts); for those it returns just the chunk id, model
 and the content (a :data:`PlainChunk`), decoded with pydantic's own JSON parser
 (``pydantic_core.from_json``) and checked by hand for exactly what validation would
 accept unchanged, without building the model instances. Any other payload is
@@ -404,7 +404,7 @@ _validate_chunk_python = CompletionChunk.__pydantic_validator__.validate_python
 PlainPart: TypeAlias = tuple[Literal["text", "thinking"], str, str | None]
 #: A chunk that only adds text or reasoning, as :func:`parse_chunk` returns it:
 #: ``(chunk id, content)``, the content a string or a list of :data:`PlainPart`.
-PlainChunk: TypeAlias = tuple[str, str | list[PlainPart]]
+PlainChunk: TypeAlias = tuple[str, str, str | list[PlainPart]]
 
 
 def parse_chunk(data: bytes | bytearray | str) -> PlainChunk | CompletionChunk:
@@ -415,7 +415,7 @@ def parse_chunk(data: bytes | bytearray | str) -> PlainChunk | CompletionChunk:
     and ``thinking`` chunks made of ``text`` parts, with no ``tool_calls``, no
     ``finish_reason``, no ``usage``, no ``error`` and an ``object`` other than
     ``"error"`` (in any case): nearly every chunk of a reply, Mistral's first one
-    included. For it, the result is ``(id, content)``, what
+    included. For it, the result is ``(id, model, content)``, what
     :func:`parse_completion_chunk` would give for those fields; any other payload gives
     the validated :class:`CompletionChunk`.
 
@@ -442,13 +442,32 @@ def parse_chunk(data: bytes | bytearray | str) -> PlainChunk | CompletionChunk:
 
 
 def _plain_chunk(chunk: Any) -> PlainChunk | None:
-    """``(id, content)`` if the decoded payload is a :data:`PlainChunk`, else ``None``.
+    """``(id, model, content)`` if the decoded payload is a :data:`PlainChunk`, else ``None``.
 
     The JSON parser is the one validation uses (same syntax, same strings, the last
     of duplicate keys wins), and each check admits only values that validation
     accepts unchanged (no coercion: ``"index": "0"`` is left to validation).
     Unknown keys are ignored, as the model ignores them.
     """
+    found = _plain_envelope(chunk)
+    if found is None:
+        return None
+    chunk_id, model, delta = found
+    if len(delta) > 1:  # the first chunk's role, or keys that validation ignores
+        role = delta.get("role")
+        if (role is not None and role.__class__ is not str) or delta.get("tool_calls") is not None:
+            return None
+    content = delta.get("content")
+    if content.__class__ is str:
+        return chunk_id, model, content
+    if content.__class__ is not list:
+        return None
+    parts = _plain_parts(content)
+    return None if parts is None else (chunk_id, model, parts)
+
+
+def _plain_envelope(chunk: Any) -> tuple[str, str, dict[str, Any]] | None:
+    """``(id, model, delta)`` of a chunk with one plain choice and nothing else, else ``None``."""
     # ``x.__class__ is str`` rather than ``isinstance``: bool is not an int here, and a
     # JSON value is never a subclass. Subscripts for the keys a chunk always has (a
     # missing one is a KeyError: not plain), ``in`` for those it usually lacks.
@@ -484,15 +503,11 @@ def _plain_chunk(chunk: Any) -> PlainChunk | None:
         or choice.get("finish_reason") is not None
     ):
         return None
-    content = delta.get("content")
-    if len(delta) > 1:  # the first chunk's role, or keys that validation ignores
-        role = delta.get("role")
-        if (role is not None and role.__class__ is not str) or delta.get("tool_calls") is not None:
-            return None
-    if content.__class__ is str:
-        return chunk_id, content
-    if content.__class__ is not list:
-        return None
+    return chunk_id, model, delta
+
+
+def _plain_parts(content: list[Any]) -> list[PlainPart] | None:
+    """The :data:`PlainPart` of each ``text`` or plain ``thinking`` chunk, else ``None``."""
     parts: list[PlainPart] = []
     for part in content:
         if part.__class__ is not dict:
@@ -510,7 +525,7 @@ def _plain_chunk(chunk: Any) -> PlainChunk | None:
             parts.append(thinking)
         else:
             return None
-    return chunk_id, parts
+    return parts
 
 
 def _thinking_text(part: dict[str, Any]) -> PlainPart | None:

@@ -130,7 +130,8 @@ class StreamOptions:
       ``prompt_mode`` depending on the model (``docs/adapter.md``, "Request mapping").
       ``None`` and ``"inherit"`` send nothing.
     - ``session_id``: sent as the ``x-affinity`` header, which Mistral uses to route
-      a conversation's calls to the same prompt cache.
+      a conversation's calls to the same prompt cache, and as the body's
+      ``prompt_cache_key`` (the spec's field for it; pi-ai sends both).
     - ``never_raise``: pi's never-throw contract. The client ends the stream with an
       ``error`` event carrying the partial message instead of raising.
 

@@ -8,22 +8,22 @@ latest state, not a snapshot.
 Constructing events on the hot path: the mapper creates one delta event per chunk,
 so the three delta events (:class:`AssistantTextDeltaEvent`,
 :class:`AssistantThinkingDeltaEvent`, :class:`AssistantToolCallDeltaEvent`) have
-trusted builders, :func:`text_delta_event`, :func:`thinking_delta_event` and
-:func:`toolcall_delta_event`. They set the four slots pydantic keeps per instance
-(``__dict__`` in field order, ``__pydantic_fields_set__``, ``__pydantic_extra__``,
-``__pydantic_private__``) exactly as the validating constructor does, without
-validating: about half its cost (0.7 us against 1.3 us with pydantic 2.14), which is
-a large share of a chunk's budget (``bench/stream.py``). Only the mapper calls them,
-with values it produced itself (an ``int`` index, a ``str`` delta, the live message);
-a test checks that they build what the constructor builds. Everything else uses the
-ordinary constructor, e.g.::
+builders, :func:`text_delta_event`, :func:`thinking_delta_event` and
+:func:`toolcall_delta_event`. They call the model's validator
+(``__pydantic_validator__.validate_python``, public pydantic API) on a dict, which
+validates exactly as the constructor does but skips ``BaseModel.__init__``'s Python
+wrapper: 0.77 us against 1.14 us for the constructor (pydantic 2.14). Writing
+pydantic's private instance slots directly would save another 0.25 us, but
+``bench/stream.py --shortcuts`` shows the throughput target met without it
+(``docs/adapter.md``, "Shortcuts"), so the adapter does not reach into pydantic's
+internals. Everything else uses the ordinary constructor, e.g.::
 
     AssistantTextStartEvent(contentIndex=0, partial=message)
 
 It validates only the scalars, and the ``partial`` instance is passed through, not
 copied or revalidated (``revalidate_instances="never"``), so every event holds the
 same live object. ``model_construct`` would skip validation but is implemented in
-Python and measured about 2x *slower* (3.3 us), so it buys nothing.
+Python and measured about 3x *slower* (3.1 us), so it buys nothing.
 
 .. versionadded:: 0.1.0
 """
@@ -32,7 +32,7 @@ Python and measured about 2x *slower* (3.3 us), so it buys nothing.
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from adapter.pi._content import ImageContent, ToolCall
 from adapter.pi._messages import AssistantMessage
@@ -213,78 +213,48 @@ def parse_assistant_message_event(
     return ASSISTANT_MESSAGE_EVENT_ADAPTER.validate_python(data)
 
 
-# --- trusted builders for the hot path ---------------------------------------------------
+# --- builders for the hot path ---------------------------------------------------------
 
-_new = object.__new__
-# The per-instance slots every pydantic model has (BaseModel.__slots__), set directly.
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+# The validators, bound once: the builders skip only BaseModel.__init__'s Python wrapper.
+_text_delta = AssistantTextDeltaEvent.__pydantic_validator__.validate_python
+_thinking_delta = AssistantThinkingDeltaEvent.__pydantic_validator__.validate_python
+_toolcall_delta = AssistantToolCallDeltaEvent.__pydantic_validator__.validate_python
 
 
 def text_delta_event(
     content_index: int, delta: str, partial: AssistantMessage
 ) -> AssistantTextDeltaEvent:
-    """``AssistantTextDeltaEvent(contentIndex=…, delta=…, partial=…)`` without validation.
-
-    For the stream mapper only: the caller guarantees the types (see the module
-    docstring).
+    """``AssistantTextDeltaEvent(contentIndex=…, delta=…, partial=…)``, validated, faster.
 
     .. versionadded:: 0.1.0
     """
-    event = _new(AssistantTextDeltaEvent)
-    _set_dict(
-        event,
-        {"type": "text_delta", "contentIndex": content_index, "delta": delta, "partial": partial},
+    event: AssistantTextDeltaEvent = _text_delta(
+        {"contentIndex": content_index, "delta": delta, "partial": partial}
     )
-    _set_fields_set(event, {"contentIndex", "delta", "partial"})
-    _set_extra(event, {})
-    _set_private(event, None)
     return event
 
 
 def thinking_delta_event(
     content_index: int, delta: str, partial: AssistantMessage
 ) -> AssistantThinkingDeltaEvent:
-    """``AssistantThinkingDeltaEvent(…)`` without validation (see :func:`text_delta_event`).
+    """``AssistantThinkingDeltaEvent(…)`` (see :func:`text_delta_event`).
 
     .. versionadded:: 0.1.0
     """
-    event = _new(AssistantThinkingDeltaEvent)
-    _set_dict(
-        event,
-        {
-            "type": "thinking_delta",
-            "contentIndex": content_index,
-            "delta": delta,
-            "partial": partial,
-        },
+    event: AssistantThinkingDeltaEvent = _thinking_delta(
+        {"contentIndex": content_index, "delta": delta, "partial": partial}
     )
-    _set_fields_set(event, {"contentIndex", "delta", "partial"})
-    _set_extra(event, {})
-    _set_private(event, None)
     return event
 
 
 def toolcall_delta_event(
     content_index: int, delta: str, partial: AssistantMessage
 ) -> AssistantToolCallDeltaEvent:
-    """``AssistantToolCallDeltaEvent(…)`` without validation (see :func:`text_delta_event`).
+    """``AssistantToolCallDeltaEvent(…)`` (see :func:`text_delta_event`).
 
     .. versionadded:: 0.1.0
     """
-    event = _new(AssistantToolCallDeltaEvent)
-    _set_dict(
-        event,
-        {
-            "type": "toolcall_delta",
-            "contentIndex": content_index,
-            "delta": delta,
-            "partial": partial,
-        },
+    event: AssistantToolCallDeltaEvent = _toolcall_delta(
+        {"contentIndex": content_index, "delta": delta, "partial": partial}
     )
-    _set_fields_set(event, {"contentIndex", "delta", "partial"})
-    _set_extra(event, {})
-    _set_private(event, None)
     return event

@@ -11,6 +11,7 @@ command and stops it again.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import selectors
 import signal
 import subprocess
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 from types import FrameType, TracebackType
 from typing import Literal, Self, TypeAlias
 
-from adapter.testing._scenarios import Scenario, big_stream, text_reply
+from adapter.testing._scenarios import Scenario, Stream, big_stream, text_reply
 from adapter.testing._server import DEFAULT_SCENARIO, FakeMistral
 
 __all__ = ["FakeMistralProcess", "Preset", "main"]
@@ -29,10 +30,15 @@ __all__ = ["FakeMistralProcess", "Preset", "main"]
 Preset: TypeAlias = Literal["text", "big-stream"]
 
 
-def _preset(name: Preset, *, chunks: int, batch: int, text: str) -> Scenario:
+def _preset(name: Preset, *, chunks: int, batch: int, text: str, delay: float) -> Scenario:
+    scenario: Scenario
     if name == "big-stream":
-        return big_stream(chunks, text=text, batch=batch)
-    return DEFAULT_SCENARIO if chunks <= 0 else text_reply(*[text] * chunks)
+        scenario = big_stream(chunks, text=text, batch=batch)
+    else:
+        scenario = DEFAULT_SCENARIO if chunks <= 0 else text_reply(*[text] * chunks)
+    if delay and isinstance(scenario, Stream):
+        scenario = dataclasses.replace(scenario, delay=delay)
+    return scenario
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,10 +63,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument("--chunks", type=int, default=0, help="text chunks (big-stream: 100000)")
     serve.add_argument("--batch", type=int, default=256, help="events per write (big-stream)")
     serve.add_argument("--text", default="tok ", help="the text of each chunk")
+    serve.add_argument(
+        "--delay", type=float, default=0.0, help="seconds between writes: a trickle (default 0)"
+    )
     args = parser.parse_args(argv)
 
     chunks = args.chunks or (100_000 if args.scenario == "big-stream" else 0)
-    scenario = _preset(args.scenario, chunks=chunks, batch=args.batch, text=args.text)
+    scenario = _preset(
+        args.scenario, chunks=chunks, batch=args.batch, text=args.text, delay=args.delay
+    )
     stop = threading.Event()
 
     def on_signal(_signum: int, _frame: FrameType | None) -> None:
@@ -86,6 +97,7 @@ class FakeMistralProcess:
         chunks: Text chunks per response.
         batch: Events per write (``big-stream``).
         text: The text of each chunk.
+        delay: Seconds between writes, for a paced stream (``0``: as fast as possible).
         startup_timeout: Seconds to wait for the child to print its URL.
 
     .. versionadded:: 0.1.0
@@ -98,6 +110,7 @@ class FakeMistralProcess:
         chunks: int = 100_000,
         batch: int = 256,
         text: str = "tok ",
+        delay: float = 0.0,
         startup_timeout: float = 30.0,
     ) -> None:
         self._command = [
@@ -113,6 +126,8 @@ class FakeMistralProcess:
             str(batch),
             "--text",
             text,
+            "--delay",
+            repr(delay),
         ]
         self._startup_timeout = startup_timeout
         self._process: subprocess.Popen[str] | None = None

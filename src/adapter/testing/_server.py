@@ -117,7 +117,8 @@ class _TCPServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
     # FakeMistral.close() joins itself: socketserver only joins non-daemon threads.
     daemon_threads = True
     block_on_close = False
-    request_queue_size = 64
+    # The listen backlog: room for a benchmark's burst of connections (bench/concurrency.py).
+    request_queue_size = 1024
 
     def __init__(self, fake: FakeMistral, address: tuple[str, int]) -> None:
         self.fake = fake

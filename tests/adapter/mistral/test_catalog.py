@@ -39,16 +39,19 @@ def usage(**counts) -> Usage:
         pytest.param("magistral-medium-latest", "magistral-medium-2509", id="magistral"),
     ],
 )
-def test_latest_aliases_resolve_to_their_snapshot(alias, model_id):
-    """Each family's ``-latest`` alias resolves to the dated model its figures describe."""
+def test_latest_aliases_take_their_snapshots_figures_and_keep_their_id(alias, model_id):
+    """Each ``-latest`` alias has its snapshot's figures but its own id (what goes on the wire)."""
     model = get_model(alias)
-    assert model.id == model_id
-    assert get_model(model_id) is model
+    snapshot = get_model(model_id)
+    assert model.id == alias
+    assert model.model_dump(exclude={"id"}) == snapshot.model_dump(exclude={"id"})
+    assert get_model(alias) is model
 
 
 def test_lookup_ignores_case_and_blanks():
     """Ids are matched case-insensitively after stripping blanks."""
-    assert get_model("  Mistral-Large-Latest\n").id == "mistral-large-2512"
+    assert get_model("  Mistral-Large-Latest\n").id == "mistral-large-latest"
+    assert get_model(" Mistral-Large-2512 ").id == "mistral-large-2512"
 
 
 def test_unknown_id_lists_near_matches():

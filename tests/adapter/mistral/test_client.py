@@ -7,8 +7,10 @@ import dataclasses
 import gc
 import json
 import logging
+import random
 import socket
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -22,14 +24,6 @@ from adapter._mistral.errors import UnmappableChunkError, partial_of
 from adapter._mistral.request import to_wire
 from adapter._mistral.sync_client import MistralAdapterSync
 from adapter.pi import ImageContent, TextContent, UserMessage
-from adapter.pi._events import (
-    AssistantTextDeltaEvent,
-    AssistantThinkingDeltaEvent,
-    AssistantToolCallDeltaEvent,
-    text_delta_event,
-    thinking_delta_event,
-    toolcall_delta_event,
-)
 from adapter.testing import (
     CloseBeforeHeaders,
     Drop,
@@ -148,7 +142,7 @@ def run(
 def record(outcome: Outcome) -> dict[str, Any]:
     """A snapshot of an outcome: the events (without the live message) and the message."""
     error = outcome.error
-    message = outcome.message.model_dump(exclude=TIMING)
+    message = rounded_costs(outcome.message.model_dump(exclude=TIMING))
     return {
         "events": [
             event.model_dump(exclude={"partial", "message", "error"}) for event in outcome.events
@@ -158,6 +152,14 @@ def record(outcome: Outcome) -> dict[str, Any]:
         if error is None
         else {"class": type(error).__name__, "code": error.code.value, "message": str(error)},
     }
+
+
+def rounded_costs(message: dict[str, Any]) -> dict[str, Any]:
+    """A message dump with its costs at 12 significant digits: rate x tokens has float noise."""
+    cost = message["usage"]["cost"]
+    for key, value in cost.items():
+        cost[key] = value if isinstance(value, int) else float(f"{value:.12g}")
+    return message
 
 
 # --- end to end ---------------------------------------------------------------------------
@@ -271,6 +273,8 @@ def test_request_headers_and_body(flavour, suffix):
     assert request.headers["accept"] == "text/event-stream"
     assert request.headers["content-type"] == "application/json"
     assert request.headers["x-affinity"] == "session-42"
+    assert request.json()["prompt_cache_key"] == "session-42"
+    assert request.json()["model"] == MODEL  # the alias as named, not its snapshot
     assert request.headers["x-team"] == "resilience"
     assert request.headers["user-agent"].startswith("llm-resilience/")
     expected = to_wire(model=get_model(MODEL), context=CONTEXT, options=options).to_json()
@@ -857,6 +861,41 @@ def test_async_early_break_releases_the_connection(closing):
     assert partial.stopReason == "aborted"
 
 
+#: A stream that fails mid-body and then stalls: only the client's close ends the connection.
+FAILS_THEN_STALLS = Stream([role_chunk(), text_chunk("a"), b"data: {not json\n\n", Pause(30)])
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_a_failed_stream_closes_its_response_while_the_error_is_held(flavour):
+    """The response is closed when the error is raised, not when the last reference goes.
+
+    The caller holds the error (and so its traceback and the stream's frame) with the
+    adapter still open: only an explicit close in the shell frees the connection.
+    """
+
+    def sync() -> LlmError:
+        with MistralAdapterSync(api_key=KEY, base_url=fake.url) as adapter:
+            events = adapter.stream(MODEL, CONTEXT)
+            with pytest.raises(ProviderError) as info:
+                for _ in events:
+                    pass
+            fake.wait_open_connections(0)
+            return info.value
+
+    async def main() -> LlmError:
+        async with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+            events = adapter.stream(MODEL, CONTEXT)
+            with pytest.raises(ProviderError) as info:
+                async for _ in events:
+                    pass
+            await asyncio.to_thread(fake.wait_open_connections, 0)
+            return info.value
+
+    with FakeMistral(FAILS_THEN_STALLS, default=None) as fake:
+        error = sync() if flavour == "sync" else asyncio.run(main())
+    assert partial_of(error).content == [TextContent(text="a")]
+
+
 def test_async_cancellation_propagates_and_releases():
     """A cancelled consumer gets ``CancelledError``; the message is aborted, the socket freed."""
 
@@ -1032,8 +1071,20 @@ def test_repr_never_shows_the_key():
 
 
 SENTINEL_KEY = "SENTINELKEY0mistral0c0ffee0123456789"
+#: The other key shape: 32 alphanumerics, no prefix (``redact`` cannot tell it from a word).
+PLAIN_KEY = "q7Ws2Lk9Xv4Tn8Bc1Rz6Hm3Jd5Pf0GaY"
+KEYS = [pytest.param(SENTINEL_KEY, id="sentinel-key"), pytest.param(PLAIN_KEY, id="plain-key")]
 SENTINEL_IMAGE = base64.b64encode(b"SENTINEL-IMAGE-BYTES" * 40).decode()
-SENTINEL_MARKS = (SENTINEL_KEY, SENTINEL_IMAGE[:20], "SENTINELKEY")
+SENTINEL_MARKS = (SENTINEL_IMAGE[:20], SENTINEL_IMAGE[400:420], "SENTINELKEY")
+#: The image as a server may echo it: wrapped at 76 columns (MIME), then JSON-escaped.
+WRAPPED_IMAGE = "\n".join(SENTINEL_IMAGE[i : i + 76] for i in range(0, len(SENTINEL_IMAGE), 76))
+
+
+def _escaped(key: str) -> str:
+    r"""The key as a JSON encoder may spell it: every other character as ``\\uXXXX``."""
+    return "".join(f"\\u{ord(c):04x}" if i % 2 else c for i, c in enumerate(key))
+
+
 IMAGE_CONTEXT = Context(
     messages=[
         UserMessage(
@@ -1061,30 +1112,46 @@ ECHO_422 = {
     "param": None,
     "code": None,
 }
-LEAK_SCENARIOS: dict[str, list[Any]] = {
-    "success": [text_reply("Fine.")],
-    "400": [Reply(400, error_object("Invalid model: x", code="1500"))],
-    "401-echoing-the-key": [Reply(401, {"message": f"Invalid API key {SENTINEL_KEY}"})],
-    "422-echoing-the-input": [Reply(422, ECHO_422)],
-    "422-as-text": [Reply(422, json.dumps(ECHO_422), content_type="text/plain")],
-    "inband-error": [Stream([role_chunk(), ECHO_422])],
-    "retried-then-dropped": [
+LEAK_SCENARIOS: dict[str, Callable[[str], list[Any]]] = {
+    "success": lambda _key: [text_reply("Fine.")],
+    "400": lambda _key: [Reply(400, error_object("Invalid model: x", code="1500"))],
+    "401-echoing-the-key": lambda key: [Reply(401, {"message": f"Invalid API key {key}"})],
+    "429-correlation-id-is-the-key": lambda key: [
+        Reply(429, error_object("slow down"), headers={"mistral-correlation-id": key})
+    ],
+    "500-text-with-the-escaped-key": lambda key: [
+        Reply(500, f'upstream: {{"auth": "Bearer {_escaped(key)}"}}', content_type="text/plain")
+    ],
+    "400-text-with-the-wrapped-image": lambda _key: [
+        Reply(400, f'{{"image_url": "{WRAPPED_IMAGE}"}}', content_type="text/plain")
+    ],
+    "422-echoing-the-input": lambda _key: [Reply(422, ECHO_422)],
+    "422-as-text": lambda _key: [Reply(422, json.dumps(ECHO_422), content_type="text/plain")],
+    "inband-error": lambda _key: [Stream([role_chunk(), ECHO_422])],
+    "inband-error-echoing-the-key": lambda key: [
+        Stream([role_chunk(), error_object(f"key {key} revoked")])
+    ],
+    "unknown-chunk-type-is-the-key": lambda key: [
+        Stream([role_chunk(), content_chunk({"type": key})])
+    ],
+    "retried-then-dropped": lambda _key: [
         Reply(503, error_object("down")),
         CloseBeforeHeaders(),
         Stream([role_chunk(), text_chunk("Hi"), Drop(reset=True)]),
     ],
-    "refused": [],
+    "refused": lambda _key: [],
 }
 
 
+@pytest.mark.parametrize("key", KEYS)
 @pytest.mark.parametrize("flavour", FLAVOURS)
 @pytest.mark.parametrize("name", [pytest.param(name, id=name) for name in LEAK_SCENARIOS])
-def test_no_leak_of_the_key_or_the_image(flavour, name, caplog):
+def test_no_leak_of_the_key_or_the_image(flavour, name, key, caplog):
     """The API key and the image data never appear in errors, reprs, notes or log records."""
     caplog.set_level(logging.DEBUG)
     for logger in ("httpx", "httpcore", "llm_retry", "adapter"):
         logging.getLogger(logger).setLevel(logging.DEBUG)
-    with FakeMistral(*LEAK_SCENARIOS[name], default=None) as fake:
+    with FakeMistral(*LEAK_SCENARIOS[name](key), default=None) as fake:
         url = f"http://127.0.0.1:{_free_port()}" if name == "refused" else fake.url
         with instant_retries():
             outcome = run(
@@ -1092,12 +1159,15 @@ def test_no_leak_of_the_key_or_the_image(flavour, name, caplog):
                 url,
                 model="mistral-large-latest",
                 context=IMAGE_CONTEXT,
-                api_key=SENTINEL_KEY,
+                api_key=key,
                 retry=retry_policy(),
             )
         if name != "refused":
             assert SENTINEL_IMAGE.encode() in fake.requests[0].body  # it was really sent
-    surfaces = [caplog.text, *(repr(r.args) for r in caplog.records)]
+    records = caplog.records
+    if name == "429-correlation-id-is-the-key":  # httpcore logs the server's headers as sent:
+        records = [r for r in records if "receive_response_headers" not in r.getMessage()]
+    surfaces = [*(r.getMessage() for r in records), *(repr(r.args) for r in records)]
     surfaces += [repr(event) for event in outcome.events]
     surfaces.append(repr(outcome.message))
     surfaces.append(outcome.message.errorMessage or "")
@@ -1120,8 +1190,9 @@ def test_no_leak_of_the_key_or_the_image(flavour, name, caplog):
     assert any("HTTP Request" in record.getMessage() for record in caplog.records) or (
         name == "refused"
     )
+    marks = (*SENTINEL_MARKS, key, key[:16], _escaped(key)[:24])
     for surface in surfaces:
-        for mark in SENTINEL_MARKS:
+        for mark in marks:
             assert mark not in surface, f"{mark[:12]}… leaked"
 
 
@@ -1134,33 +1205,49 @@ def test_secret_does_not_show_in_the_settings():
     assert settings.describe(MistralAdapterSync).startswith("MistralAdapterSync(")
 
 
-# --- the hot path's trusted event builders (perf edit in adapter.pi._events) -----------------
+# --- many streams at once -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("builder", "cls"),
-    [
-        pytest.param(text_delta_event, AssistantTextDeltaEvent, id="text"),
-        pytest.param(thinking_delta_event, AssistantThinkingDeltaEvent, id="thinking"),
-        pytest.param(toolcall_delta_event, AssistantToolCallDeltaEvent, id="toolcall"),
-    ],
-)
-def test_trusted_builders_build_what_the_constructor_builds(builder, cls):
-    """The unvalidated delta builders give the validated constructor's instance, slot by slot."""
-    with FakeMistral() as fake:
-        message = run("sync", fake.url).message
-    built = builder(3, "delta text", message)
-    validated = cls(contentIndex=3, delta="delta text", partial=message)
-    assert type(built) is cls
-    assert built == validated
-    assert list(vars(built).items()) == list(vars(validated).items())
-    assert built.__pydantic_fields_set__ == validated.__pydantic_fields_set__
-    assert built.__pydantic_extra__ == validated.__pydantic_extra__ == {}
-    assert built.__pydantic_private__ is validated.__pydantic_private__
-    assert built.partial is message
-    assert repr(built) == repr(validated)
-    assert built.model_dump_json() == validated.model_dump_json()
-    built.delta = "changed"  # assignment works as on a validated instance
-    validated.delta = "changed"
-    assert built.__pydantic_fields_set__ == validated.__pydantic_fields_set__
-    assert built.model_dump() == validated.model_dump()
+def test_cancelling_half_of_many_streams_leaves_no_connection_open():
+    """50 concurrent streams, 25 cancelled at random points: every connection is closed.
+
+    Half of the cancellations land inside the adapter's read, half while the consumer
+    awaits something else between two events. The client keeps no idle connections,
+    so a finished stream closes its socket too: any connection still open after the
+    tasks end is one that leaked.
+    """
+    rng = random.Random(11)  # fixed seed: the same random points on every run
+    slow = Stream([role_chunk(), Repeat(text_chunk("tok "), 40), finish_chunk()], delay=0.01)
+    cancelled = set(rng.sample(range(50), 25))
+    points = {index: (rng.randint(0, 30), rng.random() < 0.5) for index in cancelled}
+    last: dict[int, Any] = {}
+
+    async def consume(adapter: MistralAdapter, index: int) -> Any:
+        deltas = 0
+        async for event in adapter.stream(MODEL, CONTEXT):
+            last[index] = event
+            deltas += event.type == "text_delta"
+            if index in points and deltas >= points[index][0]:
+                asyncio.current_task().cancel()  # type: ignore[union-attr]
+                if points[index][1]:
+                    await asyncio.sleep(1)  # cancelled here, between two events
+        return event
+
+    async def main(fake: FakeMistral) -> list[Any]:
+        limits = httpx.Limits(max_connections=64, max_keepalive_connections=0)
+        async with httpx.AsyncClient(limits=limits) as client:
+            adapter = MistralAdapter(api_key=KEY, base_url=fake.url, client=client)
+            tasks = [asyncio.create_task(consume(adapter, index)) for index in range(50)]
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.to_thread(fake.wait_open_connections, 0, timeout=10)
+            return results
+
+    with FakeMistral(default=slow) as fake:
+        results = asyncio.run(main(fake))
+        assert fake.accepted_connections == 50
+    for index, result in enumerate(results):
+        if index in cancelled:
+            assert isinstance(result, asyncio.CancelledError)
+            assert last[index].partial.stopReason == "aborted"
+        else:
+            assert result.type == "done"

@@ -69,7 +69,7 @@ SHAPES = [
         '"url":"https://errors.pydantic.dev/2.10/v/extra_forbidden"}]},'
         '"type":"invalid_request_error","param":null,"code":null}',
         InvalidRequestError,
-        f"Mistral HTTP 422 {UNPROCESSABLE} (type invalid_request_error): "
+        "Mistral HTTP 422 Unprocessable Content (type invalid_request_error): "
         "body.stream_options.include_usage: Extra inputs are not permitted",
         id="B-message-object",
     ),
@@ -80,7 +80,7 @@ SHAPES = [
         r'\"input\":0.0,\"url\":\"https://errors.pydantic.dev/2.5/v/extra_forbidden\"}]}",'
         r'"type":"internal_error_proxy","param":null,"code":"1000"}',
         InvalidRequestError,
-        f"Mistral HTTP 422 {UNPROCESSABLE} (type internal_error_proxy, code 1000): "
+        "Mistral HTTP 422 Unprocessable Content (type internal_error_proxy, code 1000): "
         "body.frequency_penalty: Extra inputs are not permitted",
         id="C-stringified-message",
     ),
@@ -91,7 +91,7 @@ SHAPES = [
         '"loc":["body","tools"],"msg":"Extra inputs are not permitted","input":[]}],'
         '"type":"invalid_request_error","code":3001}',
         InvalidRequestError,
-        f"Mistral HTTP 422 {UNPROCESSABLE} (type invalid_request_error, code 3001): "
+        "Mistral HTTP 422 Unprocessable Content (type invalid_request_error, code 3001): "
         "body.tools: Extra inputs are not permitted",
         id="D-message-array-int-code",
     ),
@@ -128,7 +128,7 @@ SHAPES = [
         '{"detail":[{"loc":["body","messages",0],"msg":"Field required","type":"missing",'
         '"input":{},"ctx":{}}]}',
         InvalidRequestError,
-        f"Mistral HTTP 422 {UNPROCESSABLE}: body.messages.0: Field required",
+        "Mistral HTTP 422 Unprocessable Content: body.messages.0: Field required",
         id="H-spec-validation-error",
     ),
     pytest.param(403, "", AuthError, "Mistral HTTP 403 Forbidden", id="I-empty-body"),

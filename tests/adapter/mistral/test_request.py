@@ -479,7 +479,7 @@ def test_tool_result_images_become_placeholders_on_text_models():
         model=TEXT_ONLY,
     )
     assert messages[2]["content"] == (
-        "see\n(image omitted: model codestral-2508 does not accept images)"
+        "see\n(image omitted: model codestral-latest does not accept images)"
     )
 
 
@@ -885,12 +885,12 @@ def test_options_map_to_their_fields():
             response_format="json_object",
             tool_choice="any",
             parallel_tool_calls=False,
-            session_id="not-in-the-body",
+            session_id="sess-123",
             never_raise=True,
         ),
     )
     assert {k: v for k, v in sent.items() if k not in {"messages", "tools"}} == {
-        "model": "mistral-small-2603",
+        "model": "mistral-small-latest",
         "stream": True,
         "temperature": 0.2,
         "top_p": 0.9,
@@ -900,6 +900,7 @@ def test_options_map_to_their_fields():
         "response_format": {"type": "json_object"},
         "tool_choice": "any",
         "parallel_tool_calls": False,
+        "prompt_cache_key": "sess-123",
     }
 
 

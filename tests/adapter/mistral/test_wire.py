@@ -462,7 +462,7 @@ def _as_plain(parsed: wire.CompletionChunk) -> wire.PlainChunk | None:
         return None
     content = choice.delta.content
     if isinstance(content, str) or content is None:
-        return None if content is None else (parsed.id, content)
+        return None if content is None else (parsed.id, parsed.model, content)
     parts: list[wire.PlainPart] = []
     for part in content:
         if isinstance(part, wire.TextChunk):
@@ -474,7 +474,7 @@ def _as_plain(parsed: wire.CompletionChunk) -> wire.PlainChunk | None:
             parts.append(("thinking", text, part.signature))
         else:
             return None
-    return parsed.id, parts
+    return parsed.id, parsed.model, parts
 
 
 def _outcome(parse: Any, payload: bytes) -> tuple[Any, str | None]:
@@ -557,12 +557,12 @@ def _plain_payloads(draw: st.DrawFn) -> tuple[bytes, wire.PlainChunk]:
             target[key] = value
     chunk["choices"] = [{"index": 0, "delta": delta, "finish_reason": None}]
     payload = json.dumps(chunk, ensure_ascii=draw(st.booleans())).encode()
-    return payload, (chunk_id, content)
+    return payload, (chunk_id, "m", content)
 
 
 @given(_plain_payloads())
-def test_parse_chunk_gives_plain_chunks_as_id_and_content(case):
-    """Well-formed chunks that only add text or reasoning come as ``(id, content)``."""
+def test_parse_chunk_gives_plain_chunks_as_id_model_and_content(case):
+    """Well-formed chunks that only add text or reasoning come as ``(id, model, content)``."""
     payload, expected = case
     assert _agrees_with_validation(payload) == expected
 

@@ -1,8 +1,7 @@
-"""Assistant streaming events: cheap construction, one live ``partial``, schema snapshot."""
+"""Assistant streaming events: cheap construction, one live ``partial``, the schema's shape."""
 
 import pytest
 from pydantic import ValidationError
-from syrupy.extensions.json import JSONSnapshotExtension
 
 from adapter.pi import (
     ASSISTANT_MESSAGE_EVENT_ADAPTER,
@@ -16,6 +15,13 @@ from adapter.pi import (
     Usage,
     UsageCost,
     parse_assistant_message_event,
+)
+from adapter.pi._events import (
+    AssistantThinkingDeltaEvent,
+    AssistantToolCallDeltaEvent,
+    text_delta_event,
+    thinking_delta_event,
+    toolcall_delta_event,
 )
 
 
@@ -108,7 +114,57 @@ def test_done_reason_is_narrow():
         )
 
 
-def test_assistant_message_event_schema(snapshot):
-    """The JSON Schema of ``AssistantMessageEvent`` changes only on purpose."""
+#: Every event ``type`` and the fields it requires (pi's ``AssistantMessageEvent``).
+EVENT_REQUIRED = {
+    "start": {"type", "partial"},
+    "text_start": {"type", "contentIndex", "partial"},
+    "text_delta": {"type", "contentIndex", "delta", "partial"},
+    "text_end": {"type", "contentIndex", "content", "partial"},
+    "thinking_start": {"type", "contentIndex", "partial"},
+    "thinking_delta": {"type", "contentIndex", "delta", "partial"},
+    "thinking_end": {"type", "contentIndex", "content", "partial"},
+    "image_end": {"type", "contentIndex", "content", "partial"},
+    "toolcall_start": {"type", "contentIndex", "partial"},
+    "toolcall_delta": {"type", "contentIndex", "delta", "partial"},
+    "toolcall_end": {"type", "contentIndex", "toolCall", "partial"},
+    "done": {"type", "reason", "message"},
+    "error": {"type", "reason", "error"},
+}
+
+
+def test_assistant_message_event_schema_shape():
+    """The schema discriminates on ``type`` over pi's tags; each event's required fields; open."""
     schema = ASSISTANT_MESSAGE_EVENT_ADAPTER.json_schema()
-    assert schema == snapshot.use_extension(JSONSnapshotExtension)
+    assert schema["discriminator"]["propertyName"] == "type"
+    mapping = schema["discriminator"]["mapping"]
+    assert set(mapping) == set(EVENT_REQUIRED)
+    for tag, ref in mapping.items():
+        member = schema["$defs"][ref.rsplit("/", 1)[1]]
+        assert member["properties"]["type"]["const"] == tag
+        assert set(member["required"]) == EVENT_REQUIRED[tag], tag
+        assert member["additionalProperties"] is True, tag  # open records: extra keys pass
+
+
+@pytest.mark.parametrize(
+    ("builder", "cls"),
+    [
+        pytest.param(text_delta_event, AssistantTextDeltaEvent, id="text"),
+        pytest.param(thinking_delta_event, AssistantThinkingDeltaEvent, id="thinking"),
+        pytest.param(toolcall_delta_event, AssistantToolCallDeltaEvent, id="toolcall"),
+    ],
+)
+def test_delta_builders_build_what_the_constructor_builds(builder, cls):
+    """The hot path's delta builders give the constructor's instance, and validate as it does."""
+    message = new_message()
+    built = builder(3, "delta text", message)
+    validated = cls(contentIndex=3, delta="delta text", partial=message)
+    assert type(built) is cls
+    assert built == validated
+    assert built.partial is message
+    assert repr(built) == repr(validated)
+    assert built.model_dump_json() == validated.model_dump_json()
+    built.delta = "changed"  # assignment works as on a constructed instance
+    validated.delta = "changed"
+    assert built.model_dump() == validated.model_dump()
+    with pytest.raises(ValidationError, match="contentIndex"):
+        builder("3", "delta text", message)

@@ -1,0 +1,112 @@
+"""The scrubber and the construction-time checks: the key and image data never surface."""
+
+import base64
+import pickle
+
+import pytest
+
+from adapter import Context, StreamOptions
+from adapter._mistral.secrets import Scrubber, check_api_key
+from adapter._mistral.sync_client import MistralAdapterSync
+from adapter.pi import UserMessage
+from llm_errors import ProviderError
+
+KEY = "q7Ws2Lk9/Xv4Tn8Bc1Rz6Hm3Jd5Pf0Ga"
+IMAGE = base64.b64encode(bytes(range(256)) * 3).decode()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(f"key {KEY} here", id="plain"),
+        pytest.param("key " + KEY.replace("/", "\\/") + " here", id="slash-escaped"),
+        pytest.param("key " + "".join(f"\\u{ord(c):04x}" for c in KEY) + " here", id="u-escaped"),
+        pytest.param("key " + "".join(f"\\u{ord(c):04X}" for c in KEY) + " here", id="U-escaped"),
+    ],
+)
+def test_the_key_is_scrubbed_in_every_json_spelling(text):
+    r"""The configured key goes, as given or JSON-escaped (``\u``, ``\/``)."""
+    assert Scrubber(KEY)(text) == "key <redacted> here"
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [
+        pytest.param(IMAGE, id="one-line"),
+        pytest.param("\n".join(IMAGE[i : i + 76] for i in range(0, len(IMAGE), 76)), id="mime-76"),
+        pytest.param("\n".join(IMAGE[i : i + 60] for i in range(0, len(IMAGE), 60)), id="pem-60"),
+        pytest.param(
+            "\\n".join(IMAGE[i : i + 76] for i in range(0, len(IMAGE), 76)).replace("/", "\\/"),
+            id="json-escaped",
+        ),
+        pytest.param(" ".join(IMAGE[i : i + 76] for i in range(0, len(IMAGE), 76)), id="collapsed"),
+    ],
+)
+def test_base64_data_is_elided_however_it_is_wrapped(echo):
+    """An echoed image, wrapped at 60 or 76 columns or JSON-escaped, leaves no 8 characters."""
+    scrubbed = Scrubber("unrelated-key")(f"bad image: {echo}. Try again")
+    assert scrubbed == "bad image: <base64 elided>. Try again"
+
+
+def test_prose_is_left_alone():
+    """Ordinary words, ids and short tokens are not taken for base64."""
+    text = "Invalid model: mistral-small-2603 (request 0f3a9c21) is not a valid value"
+    assert Scrubber("k")(text) == text
+
+
+def test_an_error_is_scrubbed_in_every_text_attribute_and_its_pickle():
+    """Message, request_id, body and notes of an error lose the key; so does its pickle."""
+    error = ProviderError(f"bad {KEY}", provider="mistral", request_id=KEY, body={"k": KEY})
+    error.add_note(f"note {KEY}")
+    Scrubber(KEY).error(error)
+    for surface in (
+        str(error),
+        repr(error),
+        repr(vars(error)),
+        pickle.dumps(error).decode("latin-1"),
+    ):
+        assert KEY not in surface
+    assert error.code.value == "PROVIDER_ERROR"
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        pytest.param("clé-non-ascii-0123456789", id="non-ascii"),
+        pytest.param("key\u00a0with-nbsp-0123456789", id="nbsp"),
+        pytest.param("key\x07with-bell-0123456789", id="control"),
+        pytest.param("key with-space-0123456789", id="space"),
+    ],
+)
+def test_a_key_that_cannot_travel_is_rejected_without_showing_it(key):
+    """A key HTTP cannot carry fails at construction; the error does not quote it."""
+    with pytest.raises(ValueError, match="api_key contains") as info:
+        MistralAdapterSync(api_key=key)
+    assert key not in repr(info.value)
+    assert key[4:] not in str(info.value)
+    check_api_key("q7Ws2Lk9Xv4Tn8Bc1Rz6Hm3Jd5Pf0GaY")  # a real key's shape passes
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param("secret\r\nX-Injected: 1", id="crlf"),
+        pytest.param("secret\nvalue", id="lf"),
+        pytest.param("secret\x00value", id="nul"),
+        pytest.param("sécret-€", id="not-latin-1"),
+    ],
+)
+def test_a_header_value_that_would_break_the_request_is_rejected_without_showing_it(value):
+    """Caller headers with CR/LF/NUL (or that httpx cannot encode) fail at construction."""
+    with pytest.raises(ValueError, match="X-Team") as info:
+        MistralAdapterSync(api_key="k", headers={"X-Team": value})
+    assert "secret" not in str(info.value)
+    assert info.value.__cause__ is None
+
+
+def test_a_session_id_with_crlf_is_rejected_when_the_call_is_built():
+    """``session_id`` travels as a header: CR/LF in it fails at ``stream()``, value unseen."""
+    context = Context(messages=[UserMessage(content="hi", timestamp=1)])
+    with MistralAdapterSync(api_key="k") as adapter, pytest.raises(ValueError) as info:
+        adapter.stream("mistral-small-latest", context, StreamOptions(session_id="s\r\nX: 1"))
+    assert "X: 1" not in str(info.value)
