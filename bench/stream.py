@@ -356,7 +356,7 @@ def otel_overhead(chunks: int, calls: int, runs: int) -> None:
 
         def events() -> Iterator[object]:
             call.begin()
-            yield from call.opened()
+            yield from call.opened(httpx.Headers({"content-type": "text/event-stream"}))
             for read in reads:
                 yield from call.feed(read)
 
