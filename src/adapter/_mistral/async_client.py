@@ -177,17 +177,9 @@ class MistralAdapter:
                 )
             for event in call.opened(response.headers):
                 yield event
-            reads = response.aiter_raw()
-            while (chunk := await _read(reads, call.remaining())) is not None:
-                for event in call.feed(chunk):
+            async with contextlib.aclosing(_body_events(call, response)) as body:
+                async for event in body:
                     yield event
-                if call.ended:
-                    break
-            else:
-                for event in call.end():
-                    yield event
-                return
-            await _drain(reads, call.remaining())
         except LlmError as error:
             call.fail(error)
             raise
@@ -203,6 +195,19 @@ class MistralAdapter:
         finally:
             if response is not None:
                 await response.aclose()
+
+
+async def _body_events(call: Call, response: httpx.Response) -> Events:
+    """The events of a 200 event stream's body, up to ``[DONE]`` or the end of the body."""
+    reads = response.aiter_raw()
+    while (chunk := await _read(reads, call.remaining())) is not None:
+        for event in call.feed(chunk):
+            yield event
+        if call.ended:
+            await _drain(reads, call.remaining())
+            return
+    for event in call.end():
+        yield event
 
 
 async def _read(reads: AsyncIterator[bytes], remaining: float | None) -> bytes | None:
