@@ -107,7 +107,7 @@ def script(clock):
 # --- a real redis-server, started by the suite ------------------------------------------
 
 #: Set to 1 (CI does) to make a missing redis-server binary a failure instead of a skip.
-REQUIRE_REDIS = "LLM_RETRY_REQUIRE_REDIS"
+REQUIRE_REDIS = "LLM_RESILIENCE_REQUIRE_REDIS"
 _READY_TIMEOUT = 10.0
 
 
