@@ -32,7 +32,13 @@ from dataclasses import dataclass
 from typing import Final
 
 from llm_errors._classification import Classification, Layer
-from llm_errors._evidence import Evidence, gather_mapping, gather_object, walk_exceptions
+from llm_errors._evidence import (
+    Evidence,
+    explicit_links,
+    gather_mapping,
+    gather_object,
+    walk_exceptions,
+)
 from llm_errors._match.matcher import TextMatch, TextMatcher
 from llm_errors._redact import redact
 from llm_errors._retry_after import parse_retry_after, retry_after_from_text
@@ -339,7 +345,19 @@ class Classifier:
         return _Decision(code, rule_id, Layer.TEXT, found.status, retry_after, found.matched)
 
     def _from_exception(self, exc: BaseException) -> _Decision | None:
-        nodes = walk_exceptions(exc)
+        # The final exception and its explicit causes first; implicit contexts (an earlier,
+        # different failure) only when those decide nothing (docs/errors.md, policy 21).
+        # A cancellation is the exception: what it was raised while handling (a timeout, as
+        # ``asyncio.timeout`` does) can explain it (policy 6).
+        explicit = walk_exceptions(exc, linked=explicit_links)
+        decision = self._from_nodes(explicit)
+        if decision is None or decision.code is ErrorCode.ABORTED:
+            everything = walk_exceptions(exc)
+            if len(everything) > len(explicit):
+                decision = self._from_nodes(everything) or decision
+        return decision
+
+    def _from_nodes(self, nodes: list[BaseException]) -> _Decision | None:
         evidence = Evidence()
         weak_typed: LlmError | None = None
         rows: list[ExceptionRule] = []

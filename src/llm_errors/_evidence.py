@@ -20,7 +20,7 @@ from typing import Final
 from llm_errors._retry_after import parse_duration
 from llm_errors._rules.exceptions import qualified_names
 
-__all__ = ["Evidence", "gather_mapping", "gather_object", "walk_exceptions"]
+__all__ = ["Evidence", "explicit_links", "gather_mapping", "gather_object", "walk_exceptions"]
 
 _MAX_TEXT: Final = 32_768
 _MAX_TOTAL_TEXT: Final = 131_072
@@ -340,6 +340,19 @@ def _linked(exc: BaseException) -> Iterator[BaseException]:
         exception = _grpc_call(attempt, "exception")
         if isinstance(exception, BaseException):
             yield exception
+
+
+def explicit_links(exc: BaseException) -> Iterator[BaseException]:
+    """What :func:`_linked` gives, less an implicit ``__context__`` that is not the cause.
+
+    ``raise … from err`` says why the outer error happened; an exception raised while
+    handling another (``__context__`` alone) is a later, different failure, so what the
+    final exception says about itself is read first (docs/errors.md, policy 21).
+    """
+    context = None if exc.__context__ is exc.__cause__ else exc.__context__
+    for node in _linked(exc):
+        if node is not context:
+            yield node
 
 
 def walk_exceptions(

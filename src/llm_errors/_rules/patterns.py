@@ -173,6 +173,21 @@ _S = "ADR 0015 (pi-ai transport truncations, docs/adr/0015-flattened-transport-e
 RULES: tuple[Rule, ...] = (
     # ------------------------------------------------------ band 1: corpus families
     Rule(
+        "litellm.connection-error",
+        ErrorCode.TRANSPORT,
+        r"(?<=(?-i:[A-Z]\w{0,40}Exception) - )"
+        r"(?:Connection error\.|\[Errno 111\] Connection refused)",
+        "litellm names the provider's connection failure after its own wrapper class "
+        "(APIError, InternalServerError); the inner words decide (docs/errors.md, policy 17).",
+        (
+            _ex(
+                "litellm.exceptions.APIError: litellm.APIError: APIError: OpenAIException - "
+                "Connection error.",
+                "BerriAI/litellm#8700",
+            ),
+        ),
+    ),
+    Rule(
         "gemini.block-reason",
         ErrorCode.CONTENT_FILTER,
         r"\b(?:finish|block(?:ed)?)[_ ]?reason\W{1,4}(?:(?:is|was)\s+)?(?:(?:Blocked|Finish"

@@ -109,6 +109,7 @@ SEARCHED = frozenset(
         "http2.goaway-reset",
         "auth.status-forms",
         "net.io-timeout",
+        "litellm.connection-error",
     }
 )
 

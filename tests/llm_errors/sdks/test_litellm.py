@@ -205,17 +205,7 @@ CASES = {
 STREAMING = {"stream-error", "anthropic-stream-error", "drop-mid-body"}
 
 _FORMS = ("object", "str", "log-line")
-_CONNECTION_ERROR_500 = (
-    "litellm's 'InternalServerError: OpenAIException - Connection error.' (and "
-    "'AnthropicException - [Errno 111] Connection refused') is read as SERVER by its type "
-    "name; the inner words mean TRANSPORT"
-)
 XFAIL = {
-    **{
-        (c, f): _CONNECTION_ERROR_500
-        for c in ("refused", "anthropic-refused", "hang-up")
-        for f in ("str", "log-line")
-    },
     **{
         (
             "anthropic-malformed-200",
