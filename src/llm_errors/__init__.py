@@ -23,6 +23,10 @@ from llm_errors._taxonomy import (
     error_class_for,
     make_error,
 )
+from llm_errors import _version
+
+#: The installed ``llm-resilience`` version (``0+unknown`` in a source tree never installed).
+__version__ = _version.distribution_version()
 
 __all__ = [
     "DEFAULT_RETRYABLE_CODES",

@@ -14,11 +14,13 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Final, TextIO
 
 from llm_errors._classification import Layer
 from llm_errors._classify import classify, explain
 from llm_errors._taxonomy import ErrorCode
+from llm_errors._version import distribution_version
 from llm_errors.logs import _feed, _parallel
 from llm_errors.logs._feed import Feeder
 from llm_errors.logs._input import InputError, Source, open_source
@@ -84,6 +86,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if getattr(args, "field", None) and args.input is InputMode.TEXT:
             args.usage.error("--field applies to JSON records; it cannot be used with --input text")
+        if getattr(args, "fail_on", None) and (stray := _code_like_files(args)):
+            args.usage.error(
+                f"{stray[0]!r} is a missing FILE named like an error code: --fail-on takes "
+                "one value, so give codes comma-separated or repeat the option"
+            )
     except SystemExit as exc:  # argparse exits on --help and on usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     command: Callable[[argparse.Namespace], int] = args.command
@@ -106,6 +113,9 @@ def _parser() -> argparse.ArgumentParser:
         "or explain how one message is classified.",
         epilog=_EXIT_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {distribution_version()}"
     )
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
 
@@ -138,13 +148,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     scan.add_argument(
         "--fail-on",
-        metavar="CODE",
-        nargs="+",
+        metavar="CODE[,CODE...]",
         action="extend",
         type=_error_code,
         default=[],
         help="exit with status 1 if an error with one of these codes was seen "
-        "(space- or comma-separated; put FILEs first or after --)",
+        "(comma-separated, case-insensitive; the option may be repeated)",
     )
     scan.add_argument(
         "--top",
@@ -202,6 +211,7 @@ def _jobs(value: str) -> int:
 
 
 def _error_code(value: str) -> list[ErrorCode]:
+    """One ``--fail-on`` value: a code or a comma-separated list of codes."""
     codes = []
     for part in filter(None, (v.strip() for v in value.split(","))):
         try:
@@ -210,7 +220,16 @@ def _error_code(value: str) -> list[ErrorCode]:
             choices = ", ".join(ErrorCode)
             msg = f"{part!r} is not an error code (choose from {choices})"
             raise argparse.ArgumentTypeError(msg) from None
+    if not codes:
+        msg = f"{value!r} names no error code"
+        raise argparse.ArgumentTypeError(msg)
     return codes
+
+
+def _code_like_files(args: argparse.Namespace) -> list[str]:
+    """FILEs that are missing and spelt like a code: the old ``--fail-on A B`` form."""
+    codes = {code.value for code in ErrorCode}
+    return [f for f in args.files if f.upper() in codes and not Path(f).exists()]
 
 
 class _Progress:
@@ -252,7 +271,7 @@ class _Run:
     def __init__(self, args: argparse.Namespace, fmt: str) -> None:
         self.args = args
         self.jsonl = fmt == "jsonl"
-        self.tally = Tally(fail_on=frozenset(code for codes in args.fail_on for code in codes))
+        self.tally = Tally(fail_on=frozenset(args.fail_on))
         self.progress: _Progress | None = None
         self._shown: dict[ProblemKind, int] = {}
         self._number = 0  # lines of the current input read so far

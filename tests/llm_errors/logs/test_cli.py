@@ -5,6 +5,7 @@ import io
 import json
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -119,24 +120,64 @@ def test_table_reports_missing_field(capsys, tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("codes", "status"),
+    ("options", "status"),
     [
-        pytest.param(["TIMEOUT"], EXIT_FAIL_ON, id="seen"),
-        pytest.param(["auth,timeout"], EXIT_FAIL_ON, id="comma-lowercase"),
-        pytest.param(["AUTH", "QUOTA_EXCEEDED"], EXIT_OK, id="not-seen"),
-        pytest.param(["PROVIDER_ERROR"], EXIT_FAIL_ON, id="unmatched-counts"),
+        pytest.param(["--fail-on", "TIMEOUT"], EXIT_FAIL_ON, id="seen"),
+        pytest.param(["--fail-on", "auth,timeout"], EXIT_FAIL_ON, id="comma-lowercase"),
+        pytest.param(["--fail-on", "AUTH", "--fail-on", "timeout"], EXIT_FAIL_ON, id="repeated"),
+        pytest.param(["--fail-on", "AUTH", "--fail-on", "QUOTA_EXCEEDED"], EXIT_OK, id="not-seen"),
+        pytest.param(["--fail-on", " AUTH , QUOTA_EXCEEDED "], EXIT_OK, id="spaces-in-list"),
+        pytest.param(["--fail-on", "PROVIDER_ERROR"], EXIT_FAIL_ON, id="unmatched-counts"),
     ],
 )
-def test_fail_on_sets_the_exit_status(capsys, traceback_log, codes, status):
+def test_fail_on_sets_the_exit_status(capsys, traceback_log, options, status):
     """``--fail-on`` exits 1 exactly when an error with one of its codes was seen."""
-    assert run(capsys, "classify", traceback_log, "--fail-on", *codes)[0] == status
+    assert run(capsys, "classify", traceback_log, *options)[0] == status
 
 
-def test_fail_on_unknown_code_is_a_usage_error(capsys, traceback_log):
-    """A misspelt code (or a FILE swallowed by --fail-on) is a usage error naming it."""
-    status, _, err = run(capsys, "classify", "--fail-on", "TIMEOUT", traceback_log)
+@pytest.mark.parametrize(
+    "codes",
+    [pytest.param("TIMEOUT", id="one"), pytest.param("AUTH,TIMEOUT", id="comma-separated")],
+)
+def test_fail_on_takes_one_value_and_leaves_the_files(capsys, traceback_log, codes):
+    """The FILEs after ``--fail-on CODE`` are read as files, not taken as codes."""
+    status, out, err = run(capsys, "classify", "--format", "jsonl", "--fail-on", codes, traceback_log)
+    assert status == EXIT_FAIL_ON
+    assert [r["code"] for r in records(out)] == ["TIMEOUT", "PROVIDER_ERROR"]
+    assert err == "llm-errors: 1 file, 8 lines: 2 errors (1 retryable, 1 unmatched)\n"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        pytest.param("TIMEOUTS", "'TIMEOUTS' is not an error code (choose from", id="misspelt"),
+        pytest.param("AUTH,TIMOUT", "'TIMOUT' is not an error code", id="misspelt-in-list"),
+        pytest.param(",", "',' names no error code", id="empty-list"),
+    ],
+)
+def test_fail_on_unknown_code_is_a_usage_error(capsys, traceback_log, value, message):
+    """A misspelt code is a usage error naming it, and nothing is scanned."""
+    status, out, err = run(capsys, "classify", "--fail-on", value, traceback_log)
     assert status == EXIT_USAGE
-    assert f"'{traceback_log}' is not an error code" in err
+    assert out == ""
+    assert message in err
+
+
+def test_old_space_separated_fail_on_is_a_usage_error(capsys, traceback_log):
+    """``--fail-on AUTH TIMEOUT FILE`` (the old form) names the code taken for a FILE."""
+    status, out, err = run(capsys, "classify", "--fail-on", "AUTH", "timeout", traceback_log)
+    assert status == EXIT_USAGE
+    assert out == ""
+    assert "'timeout' is a missing FILE named like an error code" in err
+
+
+def test_a_file_named_like_a_code_is_read_when_it_exists(capsys, tmp_path, monkeypatch):
+    """Only a *missing* FILE spelt like a code is taken for the old form."""
+    monkeypatch.chdir(tmp_path)
+    Path("AUTH").write_text(TRACEBACK_LOG)
+    status, out, _ = run(capsys, "classify", "--format", "jsonl", "--fail-on", "AUTH", "AUTH")
+    assert status == EXIT_OK
+    assert len(records(out)) == 2
 
 
 def test_field_with_text_input_is_a_usage_error(capsys, traceback_log):
@@ -252,12 +293,22 @@ def test_no_command_is_a_usage_error(capsys):
     assert "required: COMMAND" in err
 
 
+def test_version(capsys):
+    """``--version`` prints the installed distribution's version and exits 0."""
+    status, out, err = run(capsys, "--version")
+    assert status == EXIT_OK
+    assert out == f"llm-errors {metadata.version('llm-resilience')}\n"
+    assert err == ""
+
+
 def test_help_documents_exit_status(capsys):
     """``--help`` lists the exit statuses."""
     status, out, _ = run(capsys, "classify", "--help")
     assert status == EXIT_OK
     assert "exit status:" in out
     assert "3    an input could not be opened or read to its end" in out
+    assert "--fail-on CODE[,CODE...]" in out
+    assert "space-" not in out
 
 
 def test_sample_log_demo(capsys):
