@@ -1,5 +1,6 @@
 """A typed error taxonomy for LLM calls and a classifier that routes any failure to it."""
 
+from llm_errors import _version
 from llm_errors._classification import Classification, Layer
 from llm_errors._classify import Classifier, Explanation, classify, explain
 from llm_errors._redact import redact
@@ -23,7 +24,6 @@ from llm_errors._taxonomy import (
     error_class_for,
     make_error,
 )
-from llm_errors import _version
 
 #: The installed ``llm-resilience`` version (``0+unknown`` in a source tree never installed).
 __version__ = _version.distribution_version()

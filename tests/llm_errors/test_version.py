@@ -39,7 +39,7 @@ def test_source_tree_never_installed(tmp_path):
             (packages / entry.name).symlink_to(entry)
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{packages}"}
     code = "import llm_errors as e; print(e.__version__, e.__file__)"
-    result = subprocess.run(
+    result = subprocess.run(  # noqa: S603 -- our own code, fixed arguments
         [sys.executable, "-S", "-c", code],
         capture_output=True,
         text=True,

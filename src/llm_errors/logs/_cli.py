@@ -114,9 +114,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=_EXIT_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {distribution_version()}"
-    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {distribution_version()}")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
 
     scan = commands.add_parser(

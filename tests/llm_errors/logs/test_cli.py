@@ -141,7 +141,9 @@ def test_fail_on_sets_the_exit_status(capsys, traceback_log, options, status):
 )
 def test_fail_on_takes_one_value_and_leaves_the_files(capsys, traceback_log, codes):
     """The FILEs after ``--fail-on CODE`` are read as files, not taken as codes."""
-    status, out, err = run(capsys, "classify", "--format", "jsonl", "--fail-on", codes, traceback_log)
+    status, out, err = run(
+        capsys, "classify", "--format", "jsonl", "--fail-on", codes, traceback_log
+    )
     assert status == EXIT_FAIL_ON
     assert [r["code"] for r in records(out)] == ["TIMEOUT", "PROVIDER_ERROR"]
     assert err == "llm-errors: 1 file, 8 lines: 2 errors (1 retryable, 1 unmatched)\n"
