@@ -406,7 +406,7 @@ def _classify_command(args: argparse.Namespace) -> int:
     if fmt == "table":
         sys.stdout.write(render_table(tally, top=args.top, field=args.field))
     else:
-        print(f"llm-errors: {summary_line(tally)}", file=sys.stderr)
+        print(f"llm-errors: {summary_line(tally, field=args.field)}", file=sys.stderr)
     if tally.failed:
         return EXIT_FAIL_ON
     if tally.problems[ProblemKind.UNREADABLE]:

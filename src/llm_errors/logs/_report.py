@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from llm_errors._classify import Explanation
@@ -56,8 +57,26 @@ def _yes_no(part: int, whole: int) -> str:
     return "no" if part == 0 else f"{part:,} of {whole:,}"
 
 
-def summary_line(tally: Tally) -> str:
-    """One line: what was read, what was found, what could not be read."""
+@dataclass(frozen=True, slots=True)
+class _Summary:
+    """The counts both the table and the summary line give, as phrases: their one source."""
+
+    found: str
+    """What was read and what was found in it."""
+    missing: str | None
+    """JSON records without ``--field``'s path."""
+    problems: tuple[tuple[ProblemKind, str], ...]
+    """One phrase per kind of input problem."""
+    fail_on: str | None
+    """Which ``--fail-on`` codes were seen, and how often."""
+
+    @property
+    def problem_list(self) -> str:
+        """``input problems: 2 bad JSON lines, 1 unreadable file``."""
+        return f"input problems: {', '.join(phrase for _, phrase in self.problems)}"
+
+
+def _summarise(tally: Tally, field: str | None) -> _Summary:
     read = f"{_plural(tally.files, 'file')}, {_plural(tally.lines, 'line')}"
     if tally.records:
         read += f" ({_plural(tally.records, 'JSON record')})"
@@ -65,18 +84,45 @@ def summary_line(tally: Tally) -> str:
         f"{_plural(tally.errors, 'error')} ({tally.retryable:,} retryable, "
         f"{tally.unmatched:,} unmatched)"
     )
-    text = f"{read}: {found}"
-    if tally.problems:
-        kinds = ", ".join(_plural(n, str(kind)) for kind, n in sorted(tally.problems.items()))
-        text += f"; input problems: {kinds}"
-    return text
+    missing = None
+    if tally.missing_field:
+        missing = f"{_plural(tally.missing_field, 'JSON record')} had no field {field!r}"
+    fail_on = None
+    if tally.fail_on:
+        codes = ", ".join(sorted(tally.fail_on))
+        seen = sorted(tally.failed)
+        verdict = ", ".join(f"{code} ({tally.by_code[code]:,})" for code in seen) or "none"
+        fail_on = f"--fail-on {codes}: seen: {verdict}"
+    problems = tuple((kind, _plural(n, str(kind))) for kind, n in sorted(tally.problems.items()))
+    return _Summary(f"{read}: {found}", missing, problems, fail_on)
+
+
+def summary_line(tally: Tally, *, field: str | None = None) -> str:
+    """One line with every count of the table's headline (``--format jsonl``'s, on stderr).
+
+    What was read, what was found, records without ``field``, input problems and the
+    ``--fail-on`` verdict; the breakdowns per code and rule are in the records themselves.
+    """
+    summary = _summarise(tally, field)
+    parts = [summary.found]
+    if summary.missing:
+        parts.append(summary.missing)
+    if summary.problems:
+        parts.append(summary.problem_list)
+    if summary.fail_on:
+        parts.append(summary.fail_on)
+    return "; ".join(parts)
 
 
 def render_table(tally: Tally, *, top: int = 10, field: str | None = None) -> str:
     """The ``--format table`` report: counts per code and rule, unmatched messages, problems."""
-    out = [f"Scanned {summary_line(tally)}."]
-    if tally.missing_field:
-        out.append(f"{_plural(tally.missing_field, 'JSON record')} had no field {field!r}.")
+    summary = _summarise(tally, field)
+    headline = summary.found
+    if summary.problems:
+        headline += f"; {summary.problem_list}"
+    out = [f"Scanned {headline}."]
+    if summary.missing:
+        out.append(f"{summary.missing}.")
     if tally.errors:
         out += ["", f"  {'code':<18}{'count':>8}{'share':>8}  retryable"]
         for code, count in sorted(tally.by_code.items(), key=lambda item: (-item[1], item[0])):
@@ -97,17 +143,14 @@ def render_table(tally: Tally, *, top: int = 10, field: str | None = None) -> st
         out += [f"  {count:>6,}  {message}" for message, count in messages]
     elif not tally.errors:
         out += ["", "No errors found."]
-    if tally.problems:
+    if summary.problems:
         out += ["", "Input problems (each reported on stderr as it was met):"]
-        for kind, count in sorted(tally.problems.items()):
-            out.append(f"  {_plural(count, str(kind))}")
+        for kind, phrase in summary.problems:
+            out.append(f"  {phrase}")
             if kind is ProblemKind.UNREADABLE:
                 out += [f"      {entry}" for entry in tally.unreadable]
-    if tally.fail_on:
-        codes = ", ".join(sorted(tally.fail_on))
-        seen = sorted(tally.failed)
-        verdict = ", ".join(f"{code} ({tally.by_code[code]:,})" for code in seen) or "none"
-        out += ["", f"--fail-on {codes}: seen: {verdict}"]
+    if summary.fail_on:
+        out += ["", summary.fail_on]
     return "\n".join(out) + "\n"
 
 

@@ -233,5 +233,6 @@ def report_command(args: argparse.Namespace) -> int:
         print(f"llm-errors: cannot write {output}: {reason}", file=sys.stderr)  # noqa: T201
         return EXIT_UNWRITABLE
     tally = digest.tally
-    print(f"llm-errors: wrote {output}: {summary_line(tally)}", file=sys.stderr)  # noqa: T201
+    summary = summary_line(tally, field=args.field)
+    print(f"llm-errors: wrote {output}: {summary}", file=sys.stderr)  # noqa: T201
     return EXIT_UNREADABLE if tally.problems[ProblemKind.UNREADABLE] else EXIT_OK

@@ -146,7 +146,10 @@ def test_fail_on_takes_one_value_and_leaves_the_files(capsys, traceback_log, cod
     )
     assert status == EXIT_FAIL_ON
     assert [r["code"] for r in records(out)] == ["TIMEOUT", "PROVIDER_ERROR"]
-    assert err == "llm-errors: 1 file, 8 lines: 2 errors (1 retryable, 1 unmatched)\n"
+    assert err == (
+        "llm-errors: 1 file, 8 lines: 2 errors (1 retryable, 1 unmatched); "
+        f"--fail-on {', '.join(sorted(codes.split(',')))}: seen: TIMEOUT (1)\n"
+    )
 
 
 @pytest.mark.parametrize(

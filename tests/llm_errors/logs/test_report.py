@@ -1,6 +1,8 @@
 """Rendering: JSON Lines records, the summary line, the table, the progress bar."""
 
+import dataclasses
 import json
+import re
 
 from llm_errors import Classification, ErrorCode, Explanation, Layer
 from llm_errors.logs._report import (
@@ -61,11 +63,68 @@ def filled_tally():
 
 
 def test_summary_line():
-    """The summary counts inputs, errors, retryable and unmatched ones, and problems."""
+    """The summary counts inputs, errors, retryable and unmatched ones, problems, --fail-on."""
     assert summary_line(filled_tally()) == (
         "2 files, 1,234 lines: 6 errors (3 retryable, 2 unmatched); "
-        "input problems: 1 unreadable file"
+        "input problems: 1 unreadable file; --fail-on QUOTA_EXCEEDED: seen: QUOTA_EXCEEDED (1)"
     )
+
+
+def test_summary_line_missing_field():
+    """Records without --field's path are in the summary line, as in the table."""
+    tally = Tally(files=1, lines=3, records=3, missing_field=2)
+    assert summary_line(tally, field="error.message") == (
+        "1 file, 3 lines (3 JSON records): 0 errors (0 retryable, 0 unmatched); "
+        "2 JSON records had no field 'error.message'"
+    )
+
+
+#: Tally fields that are breakdowns: the table shows them row by row, and the jsonl
+#: output carries them in its records (code, rule, message), not in its summary line.
+BREAKDOWNS = {"by_code", "retryable_by_code", "by_rule", "unmatched_messages", "unreadable"}
+
+
+def every_count_tally():
+    """A tally whose every count is set, each to a number no other count has."""
+    tally = Tally(fail_on=frozenset({ErrorCode.AUTH, ErrorCode.SERVER}))
+    counts = [f.name for f in dataclasses.fields(Tally) if f.type in {"int", int}]
+    for offset, name in enumerate(counts):
+        setattr(tally, name, 1_000_003 + 1_000 * offset)
+    tally.by_code[ErrorCode.SERVER] = tally.by_rule["server.x", ErrorCode.SERVER] = 77_701
+    for offset, kind in enumerate(ProblemKind):
+        tally.problems[kind] = 88_801 + offset
+    return tally, counts
+
+
+def numbers(text):
+    return re.findall(r"\d[\d,]*", text)
+
+
+def test_summary_line_and_table_headline_carry_the_same_counts():
+    """Every count the table gives is in the jsonl summary line and the other way round."""
+    tally, counts = every_count_tally()
+    assert set(counts) == {
+        "files",
+        "lines",
+        "records",
+        "missing_field",
+        "errors",
+        "unmatched",
+        "retryable",
+    }
+    fields = {f.name for f in dataclasses.fields(Tally)}
+    assert fields == {*counts, *BREAKDOWNS, "problems", "fail_on"}  # a new field: decide
+    line = summary_line(tally, field="msg")
+    table = render_table(tally, field="msg")
+    expected = [f"{getattr(tally, name):,}" for name in counts]
+    expected += [f"{n:,}" for n in tally.problems.values()]
+    expected.append("77,701")  # the --fail-on code seen, with its count
+    for number in expected:
+        assert number in numbers(line), number
+        assert number in numbers(table), number
+    assert sorted(numbers(line)) == sorted(expected)
+    assert "had no field 'msg'" in line
+    assert "--fail-on AUTH, SERVER: seen: SERVER (77,701)" in line
 
 
 def test_render_table_sections():
