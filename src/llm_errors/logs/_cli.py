@@ -8,32 +8,29 @@ finding and classifying errors in :mod:`llm_errors.logs._scan`, counting in
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import json
 import os
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Final, TextIO
+from typing import Final
 
 from llm_errors._classification import Layer
-from llm_errors._classify import classify, explain
+from llm_errors._classify import explain
 from llm_errors._taxonomy import ErrorCode
 from llm_errors._version import distribution_version
-from llm_errors.logs import _feed, _parallel
-from llm_errors.logs._feed import Feeder
-from llm_errors.logs._input import InputError, Source, open_source
+from llm_errors.logs._context import Dated
+from llm_errors.logs._parallel import Found
 from llm_errors.logs._report import (
     explanation_record,
     finding_record,
     render_explanation,
-    render_progress,
     render_table,
     summary_line,
 )
 from llm_errors.logs._report_command import add_report_command
-from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner, subjects
+from llm_errors.logs._run import Run, add_run_options
+from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, subjects
 from llm_errors.logs._tally import Tally
 
 __all__ = ["main"]
@@ -45,11 +42,8 @@ EXIT_UNREADABLE: Final = 3
 EXIT_INTERRUPTED: Final = 130
 EXIT_BROKEN_PIPE: Final = 141
 
-#: Seconds a run takes before the progress bar appears (``--progress auto``, a terminal).
-PROGRESS_AFTER: Final = 1.0
 #: Problems of one kind printed per file; the rest are counted in the summary only.
 PROBLEMS_SHOWN: Final = 5
-_PROGRESS_INTERVAL: Final = 0.25  # seconds between redraws
 _EXPLAIN_LIMIT: Final = 1 << 20  # characters read from stdin by `explain -`
 
 _EXIT_STATUS = f"""\
@@ -160,21 +154,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="unmatched messages listed in the table (default: 10)",
     )
-    scan.add_argument(
-        "--progress",
-        choices=["auto", "always", "never"],
-        default="auto",
-        help="progress bar on stderr: auto shows it when stderr is a terminal and the "
-        "run takes over a second (default: auto)",
-    )
-    scan.add_argument(
-        "--jobs",
-        type=_jobs,
-        default=1,
-        metavar="N",
-        help="processes for a large file (8 MiB or more, not gzip or stdin), merged in "
-        "input order; 0 = one per core (default: 1)",
-    )
+    add_run_options(scan)
     scan.set_defaults(command=_classify_command, usage=scan)
 
     explain = commands.add_parser(
@@ -195,17 +175,6 @@ def _parser() -> argparse.ArgumentParser:
     explain.set_defaults(command=_explain_command)
     add_report_command(commands.add_parser)
     return parser
-
-
-def _jobs(value: str) -> int:
-    try:
-        jobs = int(value)
-    except ValueError:
-        jobs = -1
-    if jobs < 0:
-        msg = f"{value!r} is not a number of processes (0 or more)"
-        raise argparse.ArgumentTypeError(msg)
-    return jobs or os.cpu_count() or 1
 
 
 def _error_code(value: str) -> list[ErrorCode]:
@@ -230,178 +199,49 @@ def _code_like_files(args: argparse.Namespace) -> list[str]:
     return [f for f in args.files if f.upper() in codes and not Path(f).exists()]
 
 
-class _Progress:
-    """A one-line progress bar on a terminal, redrawn at most every quarter second.
-
-    It appears only once the run has taken :data:`PROGRESS_AFTER` seconds (unless
-    forced), so short runs print nothing.
-    """
-
-    def __init__(self, stream: TextIO, label: str, total: int | None, *, delay: float) -> None:
-        self._stream = stream
-        self._label = label
-        self._total = total
-        self._start = time.monotonic()
-        self._delay = delay
-        self._drawn = 0.0
-        self._visible = False
-
-    def update(self, done: int, *, lines: int | None = None, force: bool = False) -> None:
-        now = time.monotonic()
-        if now - self._start < self._delay and not (force and self._visible):
-            return
-        if force or now - self._drawn >= _PROGRESS_INTERVAL:
-            line = render_progress(self._label, done, self._total, now - self._start, lines=lines)
-            self._stream.write(f"\r{line}")
-            self._stream.flush()
-            self._drawn, self._visible = now, True
-
-    def clear(self) -> None:
-        if self._visible:
-            self._stream.write("\r\x1b[K")
-            self._stream.flush()
-            self._visible = False
-
-
-class _Run:
-    """One ``classify`` run: scans inputs, writes findings, reports problems as met."""
+class _Run(Run):
+    """One ``classify`` run: writes findings, reports problems as met."""
 
     def __init__(self, args: argparse.Namespace, fmt: str) -> None:
-        self.args = args
-        self.jsonl = fmt == "jsonl"
-        self.tally = Tally(fail_on=frozenset(args.fail_on))
-        self.progress: _Progress | None = None
+        super().__init__(args, Tally(fail_on=frozenset(args.fail_on)), jsonl=fmt == "jsonl")
         self._shown: dict[ProblemKind, int] = {}
-        self._number = 0  # lines of the current input read so far
-        self._bytes = 0  # bytes of it read (decompressed)
 
-    def scan(self, path: str) -> None:
+    def begin(self, name: str) -> None:  # noqa: ARG002 - the hook's signature
         self._shown = {}
-        try:
-            with open_source(path, sys.stdin.buffer if path == "-" else None) as source:
-                self.tally.files += 1
-                self.progress = self._progress(source)
-                scanner = Scanner(classify, mode=self.args.input, field=self.args.field)
-                self._number = 0
-                try:
-                    self._read(source, scanner)
-                except InputError as exc:
-                    self.report(source.name, Problem(ProblemKind.UNREADABLE, exc.line, exc.detail))
-                self.handle(source.name, scanner.finish())
-                self.tally.lines += self._number
-                self.tally.records += scanner.records
-                self.tally.missing_field += scanner.missing_field
-                if self.progress is not None:
-                    self.progress.update(self._done(source), lines=self._number, force=True)
-                    self.progress.clear()
-                    self.progress = None
-        except InputError as exc:
-            self.report(path, Problem(ProblemKind.UNREADABLE, exc.line, exc.detail))
 
-    def _read(self, source: Source, scanner: Scanner) -> None:
-        """Feed every line to ``scanner``; ``self._number`` counts the lines read."""
-        found = None if self.args.input is InputMode.JSONL else _feed.block_filter()
-        feeder = Feeder(scanner, lambda events: self.handle(source.name, events))
-        progress = self.progress
+    def finding(self, name: str, finding: Finding) -> None:
+        self.tally.add(finding)
+        if self.jsonl:
+            sys.stdout.write(json.dumps(finding_record(name, finding)) + "\n")
 
-        def tick() -> None:
-            self._number, self._bytes = feeder.number, feeder.bytes
-            if progress is not None:
-                progress.update(self._done(source), lines=feeder.number)
+    def found(self, name: str, found: Found | Dated) -> None:  # noqa: ARG002
+        assert not isinstance(found, Dated)  # noqa: S101 - classify's workers do not date
+        _, _, _, verdict, raw, text = found
+        self.tally.count(verdict, raw)
+        if text is not None:
+            sys.stdout.write(text + "\n")
 
-        try:
-            feeder.read(source.stream, found, tick)
-        finally:
-            self._number, self._bytes = feeder.number, feeder.bytes
-
-    def _done(self, source: Source) -> int:
-        """Bytes done: of the file where its size is known, else (stdin, gzip) bytes read."""
-        return source.position() if source.stream is source.raw and source.size else self._bytes
-
-    def scan_parallel(self, path: str, executor: concurrent.futures.Executor, jobs: int) -> None:
-        """Scan ``path`` with ``jobs`` processes when it is worth it, else with this one."""
-        found = _parallel.plan(
-            path,
-            jobs,
-            executor,
-            name=path,
-            mode=self.args.input,
-            field=self.args.field,
-            jsonl=self.jsonl,
-        )
-        if found is None:
-            self.scan(path)
-            return
-        try:
-            parts = list(executor.map(_parallel.scan_part, found.tasks))
-        except (InputError, OSError):
-            parts = []  # the one-process scan reports what went wrong
-        merged = _parallel.merge(parts, found.tasks) if parts else None
-        if merged is None:
-            self.scan(path)
-            return
-        events, records, missing = merged
-        self._shown = {}
-        self.tally.files += 1
-        for _, event in events:
-            if isinstance(event, Problem):
-                self.report(path, event)
-                continue
-            _, _, _, verdict, raw, text = event
-            self.tally.count(verdict, raw)
-            if text is not None:
-                sys.stdout.write(text + "\n")
-        self.tally.lines += parts[-1].lines
-        self.tally.records += records
-        self.tally.missing_field += missing
-
-    def handle(self, source: str, events: Sequence[Finding | Problem]) -> None:
-        for event in events:
-            if isinstance(event, Problem):
-                self.report(source, event)
-                continue
-            self.tally.add(event)
-            if self.jsonl:
-                sys.stdout.write(json.dumps(finding_record(source, event)) + "\n")
-
-    def report(self, source: str, problem: Problem) -> None:
+    def problem(self, name: str, problem: Problem) -> None:
         """Count a problem, and print it unless this file already printed enough of its kind."""
-        self.tally.add_problem(source, problem)
+        self.tally.add_problem(name, problem)
         shown = self._shown.get(problem.kind, 0)
         self._shown[problem.kind] = shown + 1
         if shown > PROBLEMS_SHOWN:
             return
         if self.progress is not None:
             self.progress.clear()
-        where = source if problem.line is None else f"{source}:{problem.line}"
+        where = name if problem.line is None else f"{name}:{problem.line}"
         if shown == PROBLEMS_SHOWN:
-            text = f"{source}: more {problem.kind}s follow, not shown (counted in the summary)"
+            text = f"{name}: more {problem.kind}s follow, not shown (counted in the summary)"
         else:
             text = f"{where}: {problem.kind}: {problem.detail}"
         print(f"llm-errors: {text}", file=sys.stderr)
-
-    def _progress(self, source: Source) -> _Progress | None:
-        mode = self.args.progress
-        if mode == "never" or (mode == "auto" and not sys.stderr.isatty()):
-            return None
-        # A percentage only where the size is known: not for stdin or decompressed gzip.
-        total = source.size if source.stream is source.raw else None
-        return _Progress(
-            sys.stderr, source.name, total, delay=0.0 if mode == "always" else PROGRESS_AFTER
-        )
 
 
 def _classify_command(args: argparse.Namespace) -> int:
     fmt = args.format or ("table" if sys.stdout.isatty() else "jsonl")
     run = _Run(args, fmt)
-    paths = args.files or ["-"]
-    if args.jobs > 1:
-        with _parallel.pool(args.jobs) as executor:
-            for path in paths:
-                run.scan_parallel(path, executor, args.jobs)
-    else:
-        for path in paths:
-            run.scan(path)
+    run.scan_all(args.files or ["-"])
     tally = run.tally
     if fmt == "table":
         sys.stdout.write(render_table(tally, top=args.top, field=args.field))

@@ -51,6 +51,8 @@ class Feeder:
 
     ``clean`` (optional) is told each line number after which the scanner's state is
     the initial one; the parallel scan uses it to find where two workers agree.
+    ``seen`` (optional) is given each decoded line fed, before the scanner sees it;
+    the report dates findings with it (read line by line then: a block skips lines).
     """
 
     def __init__(
@@ -60,12 +62,14 @@ class Feeder:
         *,
         number: int = 0,
         clean: Callable[[int, int], None] | None = None,
+        seen: Callable[[int, str], None] | None = None,
     ) -> None:
         self.scanner = scanner
         self.number = number
         self.bytes = 0
         self._emit = emit
         self._clean = clean
+        self._seen = seen
 
     def read(
         self, stream: Readable, found: LineFilter | None, progress: Callable[[], None]
@@ -99,8 +103,11 @@ class Feeder:
         text, problems = decode_line(self.number, raw, cut)
         if problems:
             self._emit(problems)
-        if text is not None and (events := self.scanner.feed(self.number, text)):
-            self._emit(events)
+        if text is not None:
+            if self._seen is not None:
+                self._seen(self.number, text)
+            if events := self.scanner.feed(self.number, text):
+                self._emit(events)
         if self._clean is not None and self.scanner.clean:
             self._clean(self.number, self.number)
 

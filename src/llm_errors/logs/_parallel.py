@@ -22,7 +22,7 @@ import multiprocessing
 import os
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Final
@@ -30,11 +30,24 @@ from typing import IO, Final
 from llm_errors._classification import Classification
 from llm_errors._classify import classify
 from llm_errors.logs import _feed
+from llm_errors.logs._context import Dated, LineContext, look_back
 from llm_errors.logs._feed import Feeder
 from llm_errors.logs._report import finding_record
 from llm_errors.logs._scan import Finding, InputMode, Kind, Problem, Scanner
+from llm_errors.logs._timeline import RECENT_LIMIT
 
-__all__ = ["OVERLAP", "PARALLEL_MIN", "Part", "Plan", "merge", "plan", "pool", "scan_part"]
+__all__ = [
+    "OVERLAP",
+    "PARALLEL_MIN",
+    "Event",
+    "Found",
+    "Part",
+    "Plan",
+    "merge",
+    "plan",
+    "pool",
+    "scan_part",
+]
 
 #: Files smaller than this are scanned by one process: starting more costs more.
 PARALLEL_MIN: Final = 8 << 20
@@ -47,7 +60,8 @@ _AFTER_ALL: Final = sys.maxsize  # the tag of events emitted at the end of the i
 #: A found error as plain values (cheaper to pickle than the frozen record): line,
 #: end line, kind, verdict, the raw text (unmatched errors only), the JSON Lines text.
 Found = tuple[int, int, Kind, Classification, str, str | None]
-Event = tuple[int, Problem | Found]
+#: An event tagged with the line that emitted it; a report's findings come dated.
+Event = tuple[int, Problem | Found | Dated]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +80,8 @@ class Task:
     mode: InputMode
     field: str | None
     jsonl: bool
+    dated: bool = False
+    """Date each finding (the report): every line is read, none skipped by blocks."""
 
 
 @dataclass(slots=True)
@@ -79,6 +95,10 @@ class Part:
     lines: int = 0
     records: int = 0
     missing_field: int = 0
+    stamps: list[float | None] = field(default_factory=list)
+    """Dated scans: the times of the last timestamped lines up to ``end`` (oldest first)."""
+    stamped: int = 0
+    """Dated scans: the timestamped lines up to ``end``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +179,7 @@ def plan(
             mode=InputMode(str(options["mode"])),
             field=options["field"] if isinstance(options["field"], str) else None,
             jsonl=bool(options["jsonl"]),
+            dated=bool(options.get("dated")),
         )
         for start, end, stop, first, count in zip(
             cuts, ends, [*stops, size], firsts, counts, strict=True
@@ -171,31 +192,52 @@ def scan_part(task: Task) -> Part:
     """Scan one range (in a worker process)."""
     part = Part()
     scanner = Scanner(classify, mode=task.mode, field=task.field)
+    context = LineContext(part=True) if task.dated else None
 
     def emit(events: Sequence[Finding | Problem]) -> None:
         tag = feeder.number
         for event in events:
             if isinstance(event, Problem):
                 part.events.append((tag, event))
-                continue
-            text = json.dumps(finding_record(task.name, event)) if task.jsonl else None
-            # The raw text is needed only for unmatched errors (the table's messages).
-            raw = "" if event.matched else event.text
-            part.events.append(
-                (tag, (event.line, event.end_line, event.kind, event.classification, raw, text))
-            )
+            elif context is not None:
+                part.events.append((tag, context.date(event)))
+            else:
+                text = json.dumps(finding_record(task.name, event)) if task.jsonl else None
+                # The raw text is needed only for unmatched errors (the table's messages).
+                raw = "" if event.matched else event.text
+                found = (event.line, event.end_line, event.kind, event.classification, raw, text)
+                part.events.append((tag, found))
 
     def clean(first: int, last: int) -> None:
         # Kept where a neighbour may meet this part: its first bytes and the overlap.
         if feeder.bytes < OVERLAP or last > task.end_line:
             part.clean.append((first, last, scanner.records, scanner.missing_field))
 
-    feeder = Feeder(scanner, emit, number=task.first, clean=clean)
+    kept = False
+
+    def stamps() -> None:
+        """Keep what the range's own lines remembered, for the findings of the next ranges."""
+        nonlocal kept
+        if context is not None and not kept:
+            kept = True
+            part.stamps, part.stamped = context.recent.times(), context.recent.stamped
+
+    seen: Callable[[int, str], None] | None = None
+    if context is not None:
+        shown = context
+
+        def seen(number: int, text: str) -> None:
+            if number > task.end_line:
+                stamps()
+            shown.seen(number, text)
+
+    feeder = Feeder(scanner, emit, number=task.first, clean=clean, seen=seen)
     part.clean.append((task.first, task.first, 0, 0))  # a fresh scanner is clean
     with Path(task.path).open("rb") as raw:
         raw.seek(task.start)
-        found = None if task.mode is InputMode.JSONL else _feed.block_filter()
+        found = None if task.mode is InputMode.JSONL or task.dated else _feed.block_filter()
         feeder.read(_Window(raw, task.stop - task.start), found, lambda: None)
+    stamps()
     part.lines = feeder.number
     part.records, part.missing_field = scanner.records, scanner.missing_field
     finish = scanner.finish()
@@ -222,7 +264,10 @@ def _meeting(
 
 
 def merge(parts: Sequence[Part], tasks: Sequence[Task]) -> tuple[list[Event], int, int] | None:
-    """The events of the one-process scan, and its record counts; ``None``: scan again."""
+    """The events of the one-process scan, and its record counts; ``None``: scan again.
+
+    A dated finding that no line of its own range dates is dated from the ranges before.
+    """
     cuts: list[tuple[int, tuple[int, int], tuple[int, int]]] = []
     for k in range(1, len(parts)):
         found = _meeting(parts[k - 1], parts[k], tasks[k].first)
@@ -231,10 +276,18 @@ def merge(parts: Sequence[Part], tasks: Sequence[Task]) -> tuple[list[Event], in
         cuts.append(found)
     events: list[Event] = []
     records = missing = 0
+    before: list[float | None] = []  # dated scans: the last timestamped lines' times
+    stamped = 0
     for k, part in enumerate(parts):
         low = cuts[k - 1][0] if k else -1
         high = cuts[k][0] if k < len(cuts) else _AFTER_ALL
-        events.extend(event for event in part.events if low < event[0] <= high)
+        for tag, event in part.events:
+            if low < tag <= high:
+                if isinstance(event, Dated):
+                    event = look_back(event, before, stamped)  # noqa: PLW2901
+                events.append((tag, event))
+        before = [*before, *part.stamps][-RECENT_LIMIT:]
+        stamped += part.stamped
         start_counts = cuts[k - 1][2] if k else (0, 0)
         end_counts = cuts[k][1] if k < len(cuts) else (part.records, part.missing_field)
         records += end_counts[0] - start_counts[0]

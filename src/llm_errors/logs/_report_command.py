@@ -12,23 +12,21 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from llm_errors._classify import classify
+from llm_errors.logs._context import Dated, LineContext
 from llm_errors.logs._digest import Digest, FileStats
 from llm_errors.logs._html import render_html
-from llm_errors.logs._input import InputError, Source, decode_line, iter_lines, open_source
-from llm_errors.logs._providers import names, record_names
+from llm_errors.logs._parallel import Found
 from llm_errors.logs._report import summary_line
-from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner
-from llm_errors.logs._timeline import RecentLines, record_time
+from llm_errors.logs._run import Run, add_run_options
+from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind
 
 __all__ = ["EXIT_OK", "EXIT_UNREADABLE", "EXIT_UNWRITABLE", "add_report_command"]
 
@@ -98,6 +96,7 @@ def add_report_command(add_parser: Callable[..., argparse.ArgumentParser]) -> No
         "(default: 15)",
     )
     report.add_argument("--title", default="LLM error report", help="the page's heading and title")
+    add_run_options(report)
     report.set_defaults(command=report_command, usage=report)
 
 
@@ -131,86 +130,50 @@ def _write(output: str, page: str) -> str | None:
     return None
 
 
-class _ReportScan:
-    """One ``report`` run's reading: ``classify``'s scan, plus times and names per finding."""
+class _ReportRun(Run):
+    """One ``report`` run: ``classify``'s scan, with each finding dated and its names read."""
+
+    every_line = True
 
     def __init__(self, args: argparse.Namespace) -> None:
-        self.args = args
         self.digest = Digest()
+        super().__init__(args, self.digest.tally)
+        self._stats = FileStats("")
+        self._context = LineContext()
 
-    def scan(self, path: str) -> None:
-        try:
-            with open_source(path, sys.stdin.buffer if path == "-" else None) as source:
-                self.digest.tally.files += 1
-                self._read(source, self.digest.open_file(source.name))
-        except InputError as exc:
-            stats = self.digest.open_file(path)
-            self.problem(stats, Problem(ProblemKind.UNREADABLE, exc.line, exc.detail))
+    def begin(self, name: str) -> None:
+        self._stats = self.digest.open_file(name)
+        self._context = LineContext()
 
-    def _read(self, source: Source, stats: FileStats) -> None:
-        scanner = Scanner(classify, mode=self.args.input, field=self.args.field)
-        recent = RecentLines()
-        number = 0
-        try:
-            for number, (raw, cut) in enumerate(iter_lines(source.stream), 1):
-                stats.bytes += len(raw) + cut
-                text, problems = decode_line(number, raw, cut)
-                for problem in problems:
-                    self.problem(stats, problem)
-                if text is None:
-                    continue
-                recent.feed(number, text)
-                if events := scanner.feed(number, text):
-                    self.handle(stats, events, recent, text)
-        except InputError as exc:
-            self.problem(stats, Problem(ProblemKind.UNREADABLE, exc.line, exc.detail))
-        self.handle(stats, scanner.finish(), recent, "")
-        stats.lines = number
-        tally = self.digest.tally
-        tally.lines += number
-        tally.records += scanner.records
-        tally.missing_field += scanner.missing_field
-        self.digest.bytes += stats.bytes
+    def line(self, number: int, text: str) -> None:
+        self._context.seen(number, text)
 
-    def handle(
-        self,
-        stats: FileStats,
-        events: Sequence[Finding | Problem],
-        recent: RecentLines,
-        current: str,
-    ) -> None:
-        """Count findings with their time and names; ``current`` is the line just fed."""
-        for event in events:
-            if isinstance(event, Problem):
-                self.problem(stats, event)
-                continue
-            stats.errors += 1
-            # A record is a finding of the very line just fed, which the scanner parsed
-            # as a JSON object; any other finding may have begun lines earlier.
-            record: Mapping[str, Any] | None = (
-                json.loads(current) if event.kind == "record" else None
-            )
-            if record is not None:
-                when = record_time(record)
-                provider, model = record_names(record, event.text)
-            else:
-                when, first = recent.at(event.line)
-                provider, model = names(first, event.text)
-            self.digest.add(stats.name, event, when=when, provider=provider, model=model)
+    def finding(self, name: str, finding: Finding) -> None:
+        self.found(name, self._context.date(finding))
 
-    def problem(self, stats: FileStats, problem: Problem) -> None:
-        stats.problems += 1
+    def found(self, name: str, found: Found | Dated) -> None:
+        assert isinstance(found, Dated)  # noqa: S101 - the report's workers date findings
+        self._stats.errors += 1
+        self.digest.add(
+            name, found.finding, when=found.when, provider=found.provider, model=found.model
+        )
+
+    def problem(self, name: str, problem: Problem) -> None:
+        self._stats.problems += 1
         if problem.kind is ProblemKind.UNREADABLE:
-            stats.unreadable = problem.detail
-        self.digest.add_problem(stats.name, problem)
+            self._stats.unreadable = problem.detail
+        self.digest.add_problem(name, problem)
+
+    def end(self, name: str, *, lines: int, size: int) -> None:  # noqa: ARG002
+        self._stats.lines, self._stats.bytes = lines, size
+        self.digest.bytes += size
 
 
 def _scan(args: argparse.Namespace) -> tuple[Digest, str]:
     """Scan every input and render the page."""
     start = time.monotonic()
-    run = _ReportScan(args)
-    for path in args.files or ["-"]:
-        run.scan(path)
+    run = _ReportRun(args)
+    run.scan_all(args.files or ["-"])
     page = render_html(
         run.digest,
         title=args.title,

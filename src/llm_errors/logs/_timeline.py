@@ -156,12 +156,24 @@ class RecentLines:
     def __init__(self, limit: int = RECENT_LIMIT) -> None:
         self._lines: deque[tuple[int, str]] = deque(maxlen=limit)
         self._dropped = False
+        self.stamped = 0
+        """Lines remembered so far, including those dropped since."""
 
     def feed(self, number: int, text: str) -> None:
         """Take line ``number``; remembered only if it starts like a timestamp."""
         if text and text[0] in _LINE_STARTS and _LINE_TIME.match(text) is not None:
             self._dropped = self._dropped or len(self._lines) == self._lines.maxlen
             self._lines.append((number, text[:RECENT_TEXT_LIMIT]))
+            self.stamped += 1
+
+    @property
+    def dropped(self) -> bool:
+        """Whether older lines were dropped to stay within the limit."""
+        return self._dropped
+
+    def times(self) -> list[float | None]:
+        """The time of each remembered line, oldest first (``None``: not a believable time)."""
+        return [line_time(text) for _, text in self._lines]
 
     def at(self, line: int) -> tuple[float | None, str | None]:
         """The time for ``line`` and the line's own text when it was remembered.

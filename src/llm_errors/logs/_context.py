@@ -1,0 +1,98 @@
+"""What a report adds to a finding: the time of its first line and the names it gives (pure).
+
+A :class:`LineContext` is shown every decoded line of one input in order and dates
+each finding as it comes out of the scanner: a JSON record by its own time field, any
+other finding by the nearest timestamped line at or before its first line
+(:class:`~llm_errors.logs._timeline.RecentLines`). A ``--jobs`` worker sees only its
+own range, so a finding with no timestamped line before it in that range carries a
+:class:`LookBack`, and :func:`look_back` gives the one-process answer from what the
+ranges before it remembered.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from llm_errors.logs._providers import names, record_names
+from llm_errors.logs._scan import Finding
+from llm_errors.logs._timeline import RECENT_LIMIT, RecentLines, record_time
+
+__all__ = ["Dated", "LineContext", "LookBack", "look_back"]
+
+
+@dataclass(frozen=True, slots=True)
+class LookBack:
+    """A finding dated by no line of the range read: what the ranges before it decide with."""
+
+    remembered: int
+    """Timestamped lines remembered from the start of the range (none dropped)."""
+    first: float | None
+    """The earliest believable time among them (what a full memory falls back to)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Dated:
+    """A finding with the time of its first line and the provider and model it names."""
+
+    finding: Finding
+    when: float | None
+    provider: str | None
+    model: str | None
+    look_back: LookBack | None = None
+    """Set when lines before the range read may date it (see :func:`look_back`)."""
+
+
+class LineContext:
+    """Dates the findings of one input: shown its lines in order, asked about each finding.
+
+    ``part``: the lines shown are a range that starts after the input's start (a
+    ``--jobs`` worker's), so undated findings get a :class:`LookBack`.
+    """
+
+    def __init__(self, *, part: bool = False) -> None:
+        self.recent = RecentLines()
+        self._part = part
+        self._current = ""
+
+    def seen(self, number: int, text: str) -> None:
+        """Take line ``number``, just before the scanner does."""
+        self.recent.feed(number, text)
+        self._current = text
+
+    def date(self, finding: Finding) -> Dated:
+        """Date ``finding``, which the scanner emitted on the line seen last."""
+        if finding.kind == "record":
+            # A record is a finding of the very line just fed, parsed as a JSON object.
+            record = json.loads(self._current)
+            return Dated(finding, record_time(record), *record_names(record, finding.text))
+        when, first = self.recent.at(finding.line)
+        provider, model = names(first, finding.text)
+        back = None
+        if when is None and self._part and not self.recent.dropped:
+            times = self.recent.times()
+            earliest = next((t for t in times if t is not None), None)
+            back = LookBack(len(times), earliest)
+        return Dated(finding, when, provider, model, back)
+
+
+def look_back(dated: Dated, before: Sequence[float | None], stamped: int) -> Dated:
+    """``dated`` as the one-process scan dates it, given the lines before its range.
+
+    ``before`` holds the times of the last timestamped lines before the range (up to
+    :data:`~llm_errors.logs._timeline.RECENT_LIMIT`, oldest first) and ``stamped``
+    counts them all: :class:`~llm_errors.logs._timeline.RecentLines` would have held
+    the last ``RECENT_LIMIT - remembered`` of them, and answers with the newest
+    believable one, or, once it dropped lines, with the oldest it still holds.
+    """
+    back = dated.look_back
+    if back is None:
+        return dated
+    room = max(RECENT_LIMIT - back.remembered, 0)
+    window = before[len(before) - room :] if room else []
+    when = next((t for t in reversed(window) if t is not None), None)
+    if when is None and stamped + back.remembered > RECENT_LIMIT:
+        when = back.first  # nothing believable before: the oldest remembered is the range's
+    return dataclasses.replace(dated, when=when, look_back=None)

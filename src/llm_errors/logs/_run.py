@@ -1,0 +1,260 @@
+"""The file loop ``classify`` and ``report`` share: open each input, scan it, count.
+
+A :class:`Run` opens every input as :func:`~llm_errors.logs.open_source` does
+(files, gzip, ``-`` for stdin), feeds it to a :class:`~llm_errors.logs.Scanner` by
+:class:`~llm_errors.logs._feed.Feeder`, with ``--jobs`` processes for a large file
+(:mod:`llm_errors.logs._parallel`), draws the progress bar and fills the
+:class:`~llm_errors.logs.Tally`. What a finding or a problem then does is the
+command's own: a subclass says it in :meth:`Run.finding`, :meth:`Run.found` and
+:meth:`Run.problem`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import ClassVar, Final, TextIO
+
+from llm_errors._classify import classify
+from llm_errors.logs import _feed, _parallel
+from llm_errors.logs._blocks import LineFilter
+from llm_errors.logs._context import Dated
+from llm_errors.logs._feed import Feeder
+from llm_errors.logs._input import InputError, Source, open_source
+from llm_errors.logs._parallel import Found
+from llm_errors.logs._report import render_progress
+from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner
+from llm_errors.logs._tally import Tally
+
+__all__ = ["PROGRESS_AFTER", "Run", "add_run_options"]
+
+#: Seconds a run takes before the progress bar appears (``--progress auto``, a terminal).
+PROGRESS_AFTER: Final = 1.0
+_PROGRESS_INTERVAL: Final = 0.25  # seconds between redraws
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = -1
+    if jobs < 0:
+        msg = f"{value!r} is not a number of processes (0 or more)"
+        raise argparse.ArgumentTypeError(msg)
+    return jobs or os.cpu_count() or 1
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """``--progress`` and ``--jobs``, which every :class:`Run` reads."""
+    parser.add_argument(
+        "--progress",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="progress bar on stderr: auto shows it when stderr is a terminal and the "
+        "run takes over a second (default: auto)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="processes for a large file (8 MiB or more, not gzip or stdin), merged in "
+        "input order; 0 = one per core (default: 1)",
+    )
+
+
+class _Progress:
+    """A one-line progress bar on a terminal, redrawn at most every quarter second.
+
+    It appears only once the run has taken :data:`PROGRESS_AFTER` seconds (unless
+    forced), so short runs print nothing.
+    """
+
+    def __init__(self, stream: TextIO, label: str, total: int | None, *, delay: float) -> None:
+        self._stream = stream
+        self._label = label
+        self._total = total
+        self._start = time.monotonic()
+        self._delay = delay
+        self._drawn = 0.0
+        self._visible = False
+
+    def update(self, done: int, *, lines: int | None = None, force: bool = False) -> None:
+        now = time.monotonic()
+        if now - self._start < self._delay and not (force and self._visible):
+            return
+        if force or now - self._drawn >= _PROGRESS_INTERVAL:
+            line = render_progress(self._label, done, self._total, now - self._start, lines=lines)
+            self._stream.write(f"\r{line}")
+            self._stream.flush()
+            self._drawn, self._visible = now, True
+
+    def clear(self) -> None:
+        if self._visible:
+            self._stream.write("\r\x1b[K")
+            self._stream.flush()
+            self._visible = False
+
+
+class Run:
+    """One run over the inputs, counted in ``tally``; subclasses handle what is found.
+
+    ``args`` are the command's options: ``input``, ``field``, ``jobs`` and ``progress``.
+    """
+
+    #: Show every decoded line to :meth:`line` (the report dates findings by the lines
+    #: before them), so the input is read line by line, never skipped over by blocks.
+    every_line: ClassVar[bool] = False
+
+    def __init__(self, args: argparse.Namespace, tally: Tally, *, jsonl: bool = False) -> None:
+        self.args = args
+        self.tally = tally
+        self.jsonl = jsonl
+        self.progress: _Progress | None = None
+        self._number = 0  # lines of the current input read so far
+        self._bytes = 0  # bytes of it read (decompressed)
+
+    # What the command does with what is found.
+
+    def begin(self, name: str) -> None:
+        """An input starts (also one that cannot be opened, before its problem)."""
+
+    def line(self, number: int, text: str) -> None:
+        """Line ``number`` was decoded and is fed next (only when :attr:`every_line`)."""
+
+    def finding(self, name: str, finding: Finding) -> None:
+        """An error found in this process."""
+        raise NotImplementedError
+
+    def found(self, name: str, found: Found | Dated) -> None:
+        """An error found by a ``--jobs`` worker, in input order."""
+        raise NotImplementedError
+
+    def problem(self, name: str, problem: Problem) -> None:
+        """An input problem (to be counted in the tally)."""
+        raise NotImplementedError
+
+    def end(self, name: str, *, lines: int, size: int) -> None:
+        """An input was read: ``lines`` lines, ``size`` bytes (decompressed)."""
+
+    # The loop.
+
+    def scan_all(self, paths: Sequence[str]) -> None:
+        """Scan ``paths`` in order, with ``--jobs`` processes for each large file."""
+        jobs: int = self.args.jobs
+        if jobs > 1:
+            with _parallel.pool(jobs) as executor:
+                for path in paths:
+                    self.scan_parallel(path, executor, jobs)
+        else:
+            for path in paths:
+                self.scan(path)
+
+    def scan(self, path: str) -> None:
+        """Scan one input with this process."""
+        try:
+            with open_source(path, sys.stdin.buffer if path == "-" else None) as source:
+                self.tally.files += 1
+                self.begin(source.name)
+                self.progress = self._progress(source)
+                scanner = Scanner(classify, mode=self.args.input, field=self.args.field)
+                self._number = self._bytes = 0
+                try:
+                    self._read(source, scanner)
+                except InputError as exc:
+                    self.problem(source.name, Problem(ProblemKind.UNREADABLE, exc.line, exc.detail))
+                self.handle(source.name, scanner.finish())
+                self.tally.lines += self._number
+                self.tally.records += scanner.records
+                self.tally.missing_field += scanner.missing_field
+                self.end(source.name, lines=self._number, size=self._bytes)
+                if self.progress is not None:
+                    self.progress.update(self._done(source), lines=self._number, force=True)
+                    self.progress.clear()
+                    self.progress = None
+        except InputError as exc:
+            self.begin(path)
+            self.problem(path, Problem(ProblemKind.UNREADABLE, exc.line, exc.detail))
+
+    def _filter(self) -> LineFilter | None:
+        if self.every_line or self.args.input is InputMode.JSONL:
+            return None
+        return _feed.block_filter()
+
+    def _read(self, source: Source, scanner: Scanner) -> None:
+        """Feed every line to ``scanner``; ``self._number`` counts the lines read."""
+        seen: Callable[[int, str], None] | None = self.line if self.every_line else None
+        feeder = Feeder(scanner, lambda events: self.handle(source.name, events), seen=seen)
+        progress = self.progress
+
+        def tick() -> None:
+            self._number, self._bytes = feeder.number, feeder.bytes
+            if progress is not None:
+                progress.update(self._done(source), lines=feeder.number)
+
+        try:
+            feeder.read(source.stream, self._filter(), tick)
+        finally:
+            self._number, self._bytes = feeder.number, feeder.bytes
+
+    def _done(self, source: Source) -> int:
+        """Bytes done: of the file where its size is known, else (stdin, gzip) bytes read."""
+        return source.position() if source.stream is source.raw and source.size else self._bytes
+
+    def scan_parallel(self, path: str, executor: concurrent.futures.Executor, jobs: int) -> None:
+        """Scan ``path`` with ``jobs`` processes when it is worth it, else with this one."""
+        found = _parallel.plan(
+            path,
+            jobs,
+            executor,
+            name=path,
+            mode=self.args.input,
+            field=self.args.field,
+            jsonl=self.jsonl,
+            dated=self.every_line,
+        )
+        if found is None:
+            self.scan(path)
+            return
+        try:
+            parts = list(executor.map(_parallel.scan_part, found.tasks))
+        except (InputError, OSError):
+            parts = []  # the one-process scan reports what went wrong
+        merged = _parallel.merge(parts, found.tasks) if parts else None
+        if merged is None:
+            self.scan(path)
+            return
+        events, records, missing = merged
+        self.tally.files += 1
+        self.begin(path)
+        for _, event in events:
+            if isinstance(event, Problem):
+                self.problem(path, event)
+            else:
+                self.found(path, event)
+        self.tally.lines += parts[-1].lines
+        self.tally.records += records
+        self.tally.missing_field += missing
+        self.end(path, lines=parts[-1].lines, size=found.size)
+
+    def handle(self, name: str, events: Sequence[Finding | Problem]) -> None:
+        """Pass on the scanner's events, in order."""
+        for event in events:
+            if isinstance(event, Problem):
+                self.problem(name, event)
+            else:
+                self.finding(name, event)
+
+    def _progress(self, source: Source) -> _Progress | None:
+        mode = self.args.progress
+        if mode == "never" or (mode == "auto" and not sys.stderr.isatty()):
+            return None
+        # A percentage only where the size is known: not for stdin or decompressed gzip.
+        total = source.size if source.stream is source.raw else None
+        return _Progress(
+            sys.stderr, source.name, total, delay=0.0 if mode == "always" else PROGRESS_AFTER
+        )
