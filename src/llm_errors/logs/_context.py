@@ -5,7 +5,7 @@ each finding as it comes out of the scanner: a JSON record by its own time field
 other finding by the nearest timestamped line at or before its first line
 (:class:`~llm_errors.logs._timeline.RecentLines`). A ``--jobs`` worker sees only its
 own range, so a finding with no timestamped line before it in that range carries a
-:class:`LookBack`, and :func:`look_back` gives the one-process answer from what the
+:class:`LookBack`, and :class:`Earlier` gives the one-process answer from what the
 ranges before it remembered.
 """
 
@@ -14,13 +14,13 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from llm_errors.logs._providers import names, record_names
 from llm_errors.logs._scan import Finding
 from llm_errors.logs._timeline import RECENT_LIMIT, RecentLines, record_time
 
-__all__ = ["Dated", "LineContext", "LookBack", "look_back"]
+__all__ = ["Dated", "Earlier", "LineContext", "LookBack"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +28,7 @@ class LookBack:
     """A finding dated by no line of the range read: what the ranges before it decide with."""
 
     remembered: int
-    """Timestamped lines remembered from the start of the range (none dropped)."""
+    """Timestamped lines remembered from the start of the range."""
     first: float | None
     """The earliest believable time among them (what a full memory falls back to)."""
 
@@ -52,8 +52,8 @@ class LineContext:
     ``--jobs`` worker's), so undated findings get a :class:`LookBack`.
     """
 
-    def __init__(self, *, part: bool = False) -> None:
-        self.recent = RecentLines()
+    def __init__(self, *, part: bool = False, limit: int = RECENT_LIMIT) -> None:
+        self.recent = RecentLines(limit)
         self._part = part
         self._current = ""
 
@@ -71,28 +71,46 @@ class LineContext:
         when, first = self.recent.at(finding.line)
         provider, model = names(first, finding.text)
         back = None
-        if when is None and self._part and not self.recent.dropped:
+        if when is None and self._part:
             times = self.recent.times()
             earliest = next((t for t in times if t is not None), None)
             back = LookBack(len(times), earliest)
         return Dated(finding, when, provider, model, back)
 
 
-def look_back(dated: Dated, before: Sequence[float | None], stamped: int) -> Dated:
-    """``dated`` as the one-process scan dates it, given the lines before its range.
+@dataclass(slots=True)
+class Earlier:
+    """The timestamped lines of the ranges before one, for :meth:`date`: their last times.
 
-    ``before`` holds the times of the last timestamped lines before the range (up to
-    :data:`~llm_errors.logs._timeline.RECENT_LIMIT`, oldest first) and ``stamped``
-    counts them all: :class:`~llm_errors.logs._timeline.RecentLines` would have held
-    the last ``RECENT_LIMIT - remembered`` of them, and answers with the newest
-    believable one, or, once it dropped lines, with the oldest it still holds.
+    Fed each range's :meth:`~llm_errors.logs._timeline.RecentLines.times` and
+    :attr:`~llm_errors.logs._timeline.RecentLines.stamped`, in input order, taken at
+    the range's end.
     """
-    back = dated.look_back
-    if back is None:
-        return dated
-    room = max(RECENT_LIMIT - back.remembered, 0)
-    window = before[len(before) - room :] if room else []
-    when = next((t for t in reversed(window) if t is not None), None)
-    if when is None and stamped + back.remembered > RECENT_LIMIT:
-        when = back.first  # nothing believable before: the oldest remembered is the range's
-    return dataclasses.replace(dated, when=when, look_back=None)
+
+    limit: int = RECENT_LIMIT
+    times: list[float | None] = field(default_factory=list)
+    """The last ``limit`` timestamped lines' times, oldest first."""
+    stamped: int = 0
+    """All the timestamped lines."""
+
+    def add(self, times: Sequence[float | None], stamped: int) -> None:
+        """Take the next range's lines."""
+        self.times = [*self.times, *times][-self.limit :]
+        self.stamped += stamped
+
+    def date(self, dated: Dated) -> Dated:
+        """``dated`` as the one-process scan dates it, from the lines before its range.
+
+        :class:`~llm_errors.logs._timeline.RecentLines` would have held the last
+        ``limit - remembered`` of those lines too, and answers with the newest
+        believable time, or, once it dropped lines, with the oldest it still holds.
+        """
+        back = dated.look_back
+        if back is None:
+            return dated
+        room = max(self.limit - back.remembered, 0)
+        window = self.times[max(len(self.times) - room, 0) :] if room else []
+        when = next((t for t in reversed(window) if t is not None), None)
+        if when is None and self.stamped + back.remembered > self.limit:
+            when = back.first  # nothing believable before: the oldest remembered is the range's
+        return dataclasses.replace(dated, when=when, look_back=None)

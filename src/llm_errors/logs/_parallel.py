@@ -30,11 +30,10 @@ from typing import IO, Final
 from llm_errors._classification import Classification
 from llm_errors._classify import classify
 from llm_errors.logs import _feed
-from llm_errors.logs._context import Dated, LineContext, look_back
+from llm_errors.logs._context import Dated, Earlier, LineContext
 from llm_errors.logs._feed import Feeder
 from llm_errors.logs._report import finding_record
 from llm_errors.logs._scan import Finding, InputMode, Kind, Problem, Scanner
-from llm_errors.logs._timeline import RECENT_LIMIT
 
 __all__ = [
     "OVERLAP",
@@ -276,18 +275,16 @@ def merge(parts: Sequence[Part], tasks: Sequence[Task]) -> tuple[list[Event], in
         cuts.append(found)
     events: list[Event] = []
     records = missing = 0
-    before: list[float | None] = []  # dated scans: the last timestamped lines' times
-    stamped = 0
+    earlier = Earlier()  # dated scans: the timestamped lines before each part
     for k, part in enumerate(parts):
         low = cuts[k - 1][0] if k else -1
         high = cuts[k][0] if k < len(cuts) else _AFTER_ALL
         for tag, event in part.events:
             if low < tag <= high:
                 if isinstance(event, Dated):
-                    event = look_back(event, before, stamped)  # noqa: PLW2901
+                    event = earlier.date(event)  # noqa: PLW2901
                 events.append((tag, event))
-        before = [*before, *part.stamps][-RECENT_LIMIT:]
-        stamped += part.stamped
+        earlier.add(part.stamps, part.stamped)
         start_counts = cuts[k - 1][2] if k else (0, 0)
         end_counts = cuts[k][1] if k < len(cuts) else (part.records, part.missing_field)
         records += end_counts[0] - start_counts[0]

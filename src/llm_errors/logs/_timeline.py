@@ -166,11 +166,6 @@ class RecentLines:
             self._lines.append((number, text[:RECENT_TEXT_LIMIT]))
             self.stamped += 1
 
-    @property
-    def dropped(self) -> bool:
-        """Whether older lines were dropped to stay within the limit."""
-        return self._dropped
-
     def times(self) -> list[float | None]:
         """The time of each remembered line, oldest first (``None``: not a believable time)."""
         return [line_time(text) for _, text in self._lines]

@@ -2,11 +2,12 @@
 
 import contextlib
 import io
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from llm_errors.logs import _parallel
+from llm_errors.logs import _context, _parallel, _report_command
 from llm_errors.logs._cli import main
 
 SAMPLE_LOG = Path(__file__).parents[3] / "examples" / "sample.log"
@@ -72,3 +73,72 @@ def test_jobs_zero_means_every_core(big_log):
     """``--jobs 0`` is accepted (one process per core); a negative count is a usage error."""
     assert _run("--format", "jsonl", "--jobs", "0", str(big_log))[0] == 0
     assert _run("--jobs", "-1", str(big_log))[0] == 2
+
+
+@pytest.fixture
+def report(tmp_path, monkeypatch):
+    """Run ``report``; the page is rendered with a fixed time taken and time written."""
+    render = _report_command.render_html
+    written = datetime(2025, 3, 14, 12, 0, tzinfo=UTC)
+
+    def fixed(digest, **options):
+        return render(digest, **{**options, "elapsed": 0.0, "generated": written})
+
+    monkeypatch.setattr(_report_command, "render_html", fixed)
+
+    def run(*argv):
+        output = tmp_path / "report.html"
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            status = main(["report", "--progress", "never", "-o", str(output), *argv])
+        return status, err.getvalue(), output.read_text(encoding="utf-8")
+
+    return run
+
+
+@pytest.fixture
+def look_backs(monkeypatch):
+    """Counts the findings a range could not date and the ranges before it did."""
+    dated = []
+
+    class Counting(_context.Earlier):
+        def date(self, found):
+            answer = super().date(found)
+            if found.look_back is not None:
+                dated.append(answer.when is not None)
+            return answer
+
+    monkeypatch.setattr(_parallel, "Earlier", Counting)
+    return dated
+
+
+@pytest.mark.parametrize("jobs", [pytest.param("2", id="2"), pytest.param("4", id="4")])
+def test_report_jobs_equals_one_process(big_log, merges, monkeypatch, report, jobs):
+    """``report --jobs N`` writes the page ``--jobs 1`` writes, with the same summary."""
+    monkeypatch.setattr(_parallel, "OVERLAP", 8192)
+    one = report(str(big_log))
+    many = report("--jobs", jobs, str(big_log))
+    assert merges == [True]
+    assert many == one
+    assert one[0] == 0
+    assert "errors</span>" in one[2]
+
+
+def test_report_jobs_dates_from_the_ranges_before(tmp_path, merges, look_backs, report):
+    """Errors with no timestamp in their own range take the last one before it, as in one."""
+    path = tmp_path / "untimed.log"
+    # Errors without a timestamp, as examples/sample.log has them, and a timestamped line
+    # now and then: each range must take the last one before it, not one further on.
+    lines = ["2025-03-14 09:12:01,004 ERROR x: HTTP/1.1 429 Too Many Requests"]
+    for n in range(3000):
+        if n % 700 == 699:
+            lines.append(f"2025-03-14 09:{13 + n // 700}:00,000 INFO router: upstream check ok")
+        lines += ["openrouter request failed: socket hang up", ""]
+    path.write_text("\n".join(lines) + "\n")
+    one = report(str(path))
+    many = report("--jobs", "4", str(path))
+    assert merges == [True]
+    assert look_backs
+    assert all(look_backs)
+    assert many == one
+    assert "3,001 of 3,001 errors carry a timestamp" in one[2]
