@@ -1,11 +1,12 @@
 """The ``llm-errors report`` command: scan logs as ``classify`` does, write one HTML page.
 
-The inputs and the scan are ``classify``'s own (:func:`~llm_errors.logs.open_source`,
-:func:`~llm_errors.logs.iter_lines`, :class:`~llm_errors.logs.Scanner`), so the counts
-match ``classify`` by construction; this module only adds, per line, what a report
-needs beyond a :class:`~llm_errors.logs.Finding`: the time of its first line and the
-provider and model that line names. Aggregation is in :mod:`llm_errors.logs._digest`,
-rendering in :mod:`llm_errors.logs._html`.
+The inputs and the scan are ``classify``'s own: the same file loop
+(:class:`~llm_errors.logs._run.Run`, with ``--jobs``), the same
+:class:`~llm_errors.logs.Scanner`, so the counts match ``classify`` by construction;
+this module only adds, per finding, what a report needs beyond a
+:class:`~llm_errors.logs.Finding`: the time of its first line and the provider and
+model it names (:mod:`llm_errors.logs._context`). Aggregation is in
+:mod:`llm_errors.logs._digest`, rendering in :mod:`llm_errors.logs._html`.
 """
 
 from __future__ import annotations

@@ -132,7 +132,7 @@ def test_report_jobs_dates_from_the_ranges_before(tmp_path, merges, look_backs, 
     lines = ["2025-03-14 09:12:01,004 ERROR x: HTTP/1.1 429 Too Many Requests"]
     for n in range(3000):
         if n % 700 == 699:
-            lines.append(f"2025-03-14 09:{13 + n // 700}:00,000 INFO router: upstream check ok")
+            lines.append(f"2025-03-14 09:{13 + n // 700}:00,000 INFO router: request started")
         lines += ["openrouter request failed: socket hang up", ""]
     path.write_text("\n".join(lines) + "\n")
     one = report(str(path))
