@@ -73,6 +73,7 @@ def test_jobs_zero_means_every_core(big_log):
     """``--jobs 0`` is accepted (one process per core); a negative count is a usage error."""
     assert _run("--format", "jsonl", "--jobs", "0", str(big_log))[0] == 0
     assert _run("--jobs", "-1", str(big_log))[0] == 2
+    assert _run("--jobs", "two", str(big_log))[0] == 2
 
 
 @pytest.fixture
