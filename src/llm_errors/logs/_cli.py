@@ -1,7 +1,8 @@
 """The ``llm-errors`` command line: classify the errors in logs, explain one message.
 
-Only argument parsing and I/O live here. Reading is in :mod:`llm_errors.logs._input`,
-finding and classifying errors in :mod:`llm_errors.logs._scan`, counting in
+Only argument parsing and I/O live here. The file loop, shared with ``report``, is
+in :mod:`llm_errors.logs._run`, reading in :mod:`llm_errors.logs._input`, finding and
+classifying errors in :mod:`llm_errors.logs._scan`, counting in
 :mod:`llm_errors.logs._tally`, rendering in :mod:`llm_errors.logs._report`.
 """
 

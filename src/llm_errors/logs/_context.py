@@ -48,19 +48,33 @@ class Dated:
 class LineContext:
     """Dates the findings of one input: shown its lines in order, asked about each finding.
 
-    ``part``: the lines shown are a range that starts after the input's start (a
-    ``--jobs`` worker's), so undated findings get a :class:`LookBack`.
+    ``end``: the lines shown are a ``--jobs`` range that starts after the input's
+    start and owns the lines up to ``end`` (it reads on into the next range); its
+    undated findings get a :class:`LookBack`, and :meth:`memory` is what its own
+    lines leave for the ranges after it.
     """
 
-    def __init__(self, *, part: bool = False, limit: int = RECENT_LIMIT) -> None:
+    def __init__(self, *, end: int | None = None, limit: int = RECENT_LIMIT) -> None:
         self.recent = RecentLines(limit)
-        self._part = part
+        self._end = end
+        self._memory: tuple[list[float | None], int] | None = None
         self._current = ""
 
     def seen(self, number: int, text: str) -> None:
         """Take line ``number``, just before the scanner does."""
+        if self._end is not None and number > self._end and self._memory is None:
+            self._memory = self.memory()
         self.recent.feed(number, text)
         self._current = text
+
+    def memory(self) -> tuple[list[float | None], int]:
+        """The times of the timestamped lines remembered up to ``end``, and their count.
+
+        Fed to :meth:`Earlier.add` for the ranges after this one.
+        """
+        if self._memory is not None:
+            return self._memory
+        return self.recent.times(), self.recent.stamped
 
     def date(self, finding: Finding) -> Dated:
         """Date ``finding``, which the scanner emitted on the line seen last."""
@@ -71,7 +85,7 @@ class LineContext:
         when, first = self.recent.at(finding.line)
         provider, model = names(first, finding.text)
         back = None
-        if when is None and self._part:
+        if when is None and self._end is not None:
             times = self.recent.times()
             earliest = next((t for t in times if t is not None), None)
             back = LookBack(len(times), earliest)

@@ -22,7 +22,7 @@ import multiprocessing
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Final
@@ -191,7 +191,7 @@ def scan_part(task: Task) -> Part:
     """Scan one range (in a worker process)."""
     part = Part()
     scanner = Scanner(classify, mode=task.mode, field=task.field)
-    context = LineContext(part=True) if task.dated else None
+    context = LineContext(end=task.end_line) if task.dated else None
 
     def emit(events: Sequence[Finding | Problem]) -> None:
         tag = feeder.number
@@ -212,31 +212,15 @@ def scan_part(task: Task) -> Part:
         if feeder.bytes < OVERLAP or last > task.end_line:
             part.clean.append((first, last, scanner.records, scanner.missing_field))
 
-    kept = False
-
-    def stamps() -> None:
-        """Keep what the range's own lines remembered, for the findings of the next ranges."""
-        nonlocal kept
-        if context is not None and not kept:
-            kept = True
-            part.stamps, part.stamped = context.recent.times(), context.recent.stamped
-
-    seen: Callable[[int, str], None] | None = None
-    if context is not None:
-        shown = context
-
-        def seen(number: int, text: str) -> None:
-            if number > task.end_line:
-                stamps()
-            shown.seen(number, text)
-
+    seen = None if context is None else context.seen
     feeder = Feeder(scanner, emit, number=task.first, clean=clean, seen=seen)
     part.clean.append((task.first, task.first, 0, 0))  # a fresh scanner is clean
     with Path(task.path).open("rb") as raw:
         raw.seek(task.start)
         found = None if task.mode is InputMode.JSONL or task.dated else _feed.block_filter()
         feeder.read(_Window(raw, task.stop - task.start), found, lambda: None)
-    stamps()
+    if context is not None:
+        part.stamps, part.stamped = context.memory()
     part.lines = feeder.number
     part.records, part.missing_field = scanner.records, scanner.missing_field
     finish = scanner.finish()

@@ -28,8 +28,9 @@ def finding(line):
     return Finding(line, line, "line", VERDICT, "upstream failed")
 
 
-def fed(first, last, kinds, *, part):
-    context = LineContext(part=part, limit=LIMIT)
+def fed(first, last, kinds, *, end=None):
+    """A context shown lines ``first`` to ``last``; a range's when it owns lines up to ``end``."""
+    context = LineContext(end=end, limit=LIMIT)
     for number in range(first, last + 1):
         context.seen(number, line_of(kinds[number - 1], number))
     return context
@@ -62,41 +63,48 @@ def scenarios(draw):
 def test_ranges_date_as_one_process(scenario):
     """Any cut into ranges, any finding in the last one: the same time and names."""
     kinds, line, emitted, cuts = scenario
-    one = fed(1, emitted, kinds, part=False).date(finding(line))
+    one = fed(1, emitted, kinds).date(finding(line))
     earlier = Earlier(limit=LIMIT)
     for start, end in zip([0, *cuts], cuts, strict=False):
-        before = fed(start + 1, end, kinds, part=True)
-        earlier.add(before.recent.times(), before.recent.stamped)
-    last = fed(cuts[-1] + 1 if cuts else 1, emitted, kinds, part=True).date(finding(line))
+        # A worker reads on past the end of its range, into the next one.
+        earlier.add(*fed(start + 1, len(kinds), kinds, end=end).memory())
+    first = cuts[-1] + 1 if cuts else 1
+    last = fed(first, emitted, kinds, end=len(kinds)).date(finding(line))
     assert answer(earlier.date(last)) == answer(one)
 
 
 def test_a_range_with_no_time_looks_back():
     """A traceback far below the last timestamp of the range before gets that time."""
     kinds = ["time", *["plain"] * 9]
-    last = fed(5, 10, kinds, part=True).date(finding(8))
+    last = fed(5, 10, kinds, end=10).date(finding(8))
     assert last.when is None
     assert last.look_back == LookBack(remembered=0, first=None)
     earlier = Earlier(limit=LIMIT)
-    before = fed(1, 4, kinds, part=True)
-    earlier.add(before.recent.times(), before.recent.stamped)
+    earlier.add(*fed(1, 10, kinds, end=4).memory())
     assert earlier.date(last).when == line_time(line_of("time", 1))
 
 
+def test_a_range_s_memory_ends_at_its_end():
+    """What a range leaves for the next is its own lines', not those it read on into."""
+    kinds = ["time", "plain", "time", "time"]
+    assert fed(1, 4, kinds, end=2).memory() == ([line_time(line_of("time", 1))], 1)
+    assert fed(1, 4, kinds, end=4).memory()[1] == 3
+
+
 @pytest.mark.parametrize(
-    "part", [pytest.param(False, id="whole-input"), pytest.param(True, id="dated-in-range")]
+    "end", [pytest.param(None, id="whole-input"), pytest.param(3, id="dated-in-range")]
 )
-def test_no_look_back_where_nothing_before_can_change_it(part):
+def test_no_look_back_where_nothing_before_can_change_it(end):
     """A whole input's answer is final; so is a range's that found a time in the range."""
     kinds = ["time", "plain", "plain"]
-    dated = fed(1, 3, kinds, part=part).date(finding(3))
+    dated = fed(1, 3, kinds, end=end).date(finding(3))
     assert dated.look_back is None
     assert dated.when == line_time(line_of("time", 1))
 
 
 def test_a_record_is_dated_by_its_own_fields():
     """A JSON record's time and names come from the record, not from the lines before."""
-    context = LineContext(part=True)
+    context = LineContext(end=5)
     context.seen(1, line_of("time", 1))
     record = {"time": "2025-03-14T09:00:00Z", "provider": "anthropic", "model": "claude-x"}
     context.seen(2, json.dumps(record))
