@@ -1,8 +1,11 @@
-"""Shared test configuration: Hypothesis profiles (CI runs without deadlines)."""
+"""Shared test configuration: Hypothesis profiles (CI runs without deadlines), pytester."""
 
 import os
 
 from hypothesis import HealthCheck, settings
+
+# pytester runs a user's suite against our pytest plugins (tests/adapter/testing).
+pytest_plugins = ["pytester"]
 
 settings.register_profile("default", deadline=None)
 settings.register_profile(
