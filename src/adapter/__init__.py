@@ -26,7 +26,7 @@ from adapter.pi._context import (
     Tool,
     ToolChoice,
 )
-from llm_errors._version import distribution_version
+from llm_errors._version import distribution_version as _distribution_version
 
 __all__ = [
     "CATALOG_DATE",
@@ -54,4 +54,4 @@ __all__ = [
 #: The installed ``llm-resilience`` version (``0+unknown`` from a source tree never installed).
 #:
 #: .. versionadded:: 0.2.0
-__version__: str = distribution_version()
+__version__: str = _distribution_version()

@@ -8,7 +8,7 @@ shared per scope by a :class:`Coordination` backend (in this process, or a fleet
 with :mod:`llm_retry.redis`), and a testing mode.
 """
 
-from llm_errors._version import distribution_version
+from llm_errors._version import distribution_version as _distribution_version
 from llm_retry._attempts import Attempt, Attempts
 from llm_retry._budget import RetryBudget
 from llm_retry._coordination import Coordination, InProcessCoordination
@@ -46,4 +46,4 @@ __all__ = [
 #: The installed ``llm-resilience`` version (``0+unknown`` from a source tree never installed).
 #:
 #: .. versionadded:: 0.2.0
-__version__: str = distribution_version()
+__version__: str = _distribution_version()
