@@ -14,7 +14,7 @@ Each test module here names one SDK and defines, as plain data:
   header says, when the classification can read them from the exception.
 
 The tests are written once, here (:data:`SHARED_TESTS`), and collected in every module
-of the folder as if it defined them (:func:`pytest_pycollect_makemodule`), so a module
+of the folder as if it defined them (:func:`pytest_shared_tests`), so a module
 holds only its data and its SDK glue. ``pytest_generate_tests`` crosses the cases with
 the forms (the exception object, its ``str()``, and its log line
 ``module.Qualname: message``), or lists the cases alone for a test that takes no
@@ -31,7 +31,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -385,18 +385,6 @@ SHARED_TESTS: dict[Callable[..., None], str] = {
 }
 
 
-class SdkModule(pytest.Module):
-    """A test module of this folder: its own tests, plus the shared tests its data asks for."""
-
-    def collect(self) -> list[pytest.Item | pytest.Collector]:
-        """Add the shared tests to the module's namespace, then collect as usual."""
-        namespace = vars(self.obj)
-        for test, needs in SHARED_TESTS.items():
-            if needs in namespace:
-                namespace.setdefault(test.__name__, test)
-        return list(super().collect())
-
-
-def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Module:
-    """Collect this folder's test modules as :class:`SdkModule`."""
-    return SdkModule.from_parent(parent, path=module_path)
+def pytest_shared_tests(module: ModuleType) -> list[Callable[..., None]]:
+    """The shared tests whose data ``module`` defines (see tests/conftest.py)."""
+    return [test for test, needs in SHARED_TESTS.items() if hasattr(module, needs)]
