@@ -1,11 +1,58 @@
-"""Shared test configuration: Hypothesis profiles (CI runs without deadlines)."""
+"""Shared test configuration: Hypothesis profiles, pytester, and shared tests.
+
+Hypothesis runs without deadlines (CI's profile has more examples); pytester runs users'
+suites against our pytest plugins; a folder's conftest may write tests once for every
+module below it (:class:`SharedTestsSpec`).
+"""
 
 import os
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+# pytester runs a user's suite against our pytest plugins (tests/adapter/testing).
+pytest_plugins = ["pytester"]
 
 settings.register_profile("default", deadline=None)
 settings.register_profile(
     "ci", deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+class SharedTestsSpec:
+    """The hook a folder's ``conftest.py`` implements to lend its tests to its modules."""
+
+    @pytest.hookspec
+    def pytest_shared_tests(self, module: ModuleType) -> list[Callable[..., object]]:
+        """The test functions to collect in ``module`` as if it defined them itself.
+
+        Called with each test module below the conftest; a test reads the module's
+        data through ``request.module``. A name the module defines itself wins.
+        """
+        raise NotImplementedError
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Declare ``pytest_shared_tests`` (tests/llm_errors/sdks, tests/llm_retry/recipes)."""
+    pluginmanager.add_hookspecs(SharedTestsSpec)
+
+
+class ModuleWithSharedTests(pytest.Module):
+    """A test module, with the shared tests of the conftests above it added to it."""
+
+    def collect(self) -> list[pytest.Item | pytest.Collector]:
+        """Add the shared tests to the module's namespace, then collect as usual."""
+        namespace = vars(self.obj)
+        for tests in self.ihook.pytest_shared_tests(module=self.obj):
+            for test in tests:
+                namespace.setdefault(test.__name__, test)
+        return list(super().collect())
+
+
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Module:
+    """Collect every test module as a :class:`ModuleWithSharedTests`."""
+    return ModuleWithSharedTests.from_parent(parent, path=module_path)

@@ -26,6 +26,7 @@ from adapter.pi._context import (
     Tool,
     ToolChoice,
 )
+from llm_errors._version import distribution_version as _distribution_version
 
 __all__ = [
     "CATALOG_DATE",
@@ -49,3 +50,8 @@ __all__ = [
     "list_models",
     "partial_of",
 ]
+
+#: The installed ``llm-resilience`` version (``0+unknown`` from a source tree never installed).
+#:
+#: .. versionadded:: 0.2.0
+__version__: str = _distribution_version()

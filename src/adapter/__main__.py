@@ -10,9 +10,13 @@ Starts :class:`adapter.testing.FakeMistral` in this process and streams, through
    not retried (the first event had reached the caller), with its classification.
 
 ``--live`` streams one reply from the real API instead (``MISTRAL_API_KEY`` must be
-set). The console script ``llm-adapter`` is the same command.
+set). The console script ``llm-adapter`` is the same command; ``--version`` prints
+``llm-adapter`` and the installed version either way, and ``--help`` names the command
+the way it was run (``llm-adapter`` or ``python -m adapter``).
 
 .. versionadded:: 0.1.0
+.. versionchanged:: 0.2.0
+   ``--version``; the console script's help names it ``llm-adapter``.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from adapter.testing import (
     usage_info,
 )
 from llm_errors import LlmError, classify
+from llm_errors._version import distribution_version
 from llm_retry import RetryEvent, RetryPolicy
 
 __all__ = ["main"]
@@ -319,13 +324,25 @@ def _seconds(text: str) -> float:
     return value
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+#: The console script's name (``[project.scripts]`` in pyproject.toml).
+COMMAND = "llm-adapter"
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str = COMMAND) -> int:
     """Run the command line; returns the exit status.
 
+    ``prog`` is the name ``--help`` and usage errors show: the console script's by
+    default, ``python -m adapter`` when run as a module.
+
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0
+       ``prog``, and ``--version``.
     """
     parser = argparse.ArgumentParser(
-        prog="python -m adapter", description="The Mistral streaming adapter of llm-resilience."
+        prog=prog, description="The Mistral streaming adapter of llm-resilience."
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"{COMMAND} {distribution_version()}"
     )
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser(
@@ -365,4 +382,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="python -m adapter"))

@@ -8,6 +8,7 @@ shared per scope by a :class:`Coordination` backend (in this process, or a fleet
 with :mod:`llm_retry.redis`), and a testing mode.
 """
 
+from llm_errors._version import distribution_version as _distribution_version
 from llm_retry._attempts import Attempt, Attempts
 from llm_retry._budget import RetryBudget
 from llm_retry._coordination import Coordination, InProcessCoordination
@@ -41,3 +42,8 @@ __all__ = [
     "stop_if_retry_after_exceeds",
     "wait_retry_after_or_backoff",
 ]
+
+#: The installed ``llm-resilience`` version (``0+unknown`` from a source tree never installed).
+#:
+#: .. versionadded:: 0.2.0
+__version__: str = _distribution_version()

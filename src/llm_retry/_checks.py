@@ -7,8 +7,29 @@ never an ``LlmError`` later: a retry policy can then never retry its own misconf
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from typing import Final
 
-__all__ = ["require_bool", "require_callable", "require_int", "require_number"]
+from llm_errors import ErrorCode, redact
+
+__all__ = [
+    "SHOWN",
+    "require_bool",
+    "require_callable",
+    "require_codes",
+    "require_int",
+    "require_number",
+    "shown",
+]
+
+#: Characters of a bad value quoted in an error message.
+SHOWN: Final = 40
+
+
+def shown(value: object) -> str:
+    """A short, redacted rendering of a bad setting for the error message."""
+    text = redact(repr(value))
+    return text if len(text) <= SHOWN else f"{text[:SHOWN]}…"
 
 
 def require_int(name: str, value: object, *, minimum: int) -> int:
@@ -48,3 +69,31 @@ def require_callable(name: str, value: object, *, optional: bool = False) -> Non
         return
     if not callable(value):
         raise TypeError(f"{name} must be callable, got {type(value).__name__}")
+
+
+def require_codes(name: str, codes: object) -> frozenset[ErrorCode]:
+    """``codes`` as a frozenset of ``ErrorCode``, from any iterable of codes or their names.
+
+    A name is matched whatever its case and surrounding blanks (``"rate_limit"``); an
+    unknown one is a ``ValueError`` naming it and listing the codes. A lone string is
+    refused rather than read as its letters.
+    """
+    if isinstance(codes, str) or not isinstance(codes, Iterable):
+        raise TypeError(
+            f"{name} must be a collection of ErrorCode or code names, got {type(codes).__name__}"
+        )
+    return frozenset(_code(name, item) for item in codes)
+
+
+def _code(name: str, item: object) -> ErrorCode:
+    if isinstance(item, ErrorCode):
+        return item
+    if not isinstance(item, str):
+        raise TypeError(f"{name} must hold ErrorCode members or names, got {type(item).__name__}")
+    try:
+        return ErrorCode(item.strip().upper())
+    except ValueError:
+        valid = ", ".join(code.value for code in ErrorCode if code is not ErrorCode.ABORTED)
+        raise ValueError(
+            f"{name}: unknown error code {shown(item)}; expected some of {valid}"
+        ) from None

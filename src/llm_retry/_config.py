@@ -9,19 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from llm_errors import ErrorCode, redact
+from llm_retry._checks import require_codes, shown
 
 __all__ = ["CONFIG_FIELDS", "parse_environ", "parse_mapping"]
 
-_SHOWN = 40  # characters of a bad value quoted in an error
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
-
-
-def _show(value: object) -> str:
-    """A short, redacted rendering of a bad setting for the error message."""
-    text = redact(repr(value))
-    return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}…"
 
 
 def _to_int(name: str, value: object) -> object:
@@ -29,7 +22,7 @@ def _to_int(name: str, value: object) -> object:
         try:
             return int(value.strip())
         except ValueError:
-            raise ValueError(f"{name} must be an integer, got {_show(value)}") from None
+            raise ValueError(f"{name} must be an integer, got {shown(value)}") from None
     return value
 
 
@@ -38,7 +31,7 @@ def _to_float(name: str, value: object) -> object:
         try:
             return float(value.strip())
         except ValueError:
-            raise ValueError(f"{name} must be a number, got {_show(value)}") from None
+            raise ValueError(f"{name} must be a number, got {shown(value)}") from None
     return value
 
 
@@ -49,30 +42,14 @@ def _to_bool(name: str, value: object) -> object:
             return True
         if word in _FALSE:
             return False
-        raise ValueError(f"{name} must be one of true/false/1/0/yes/no/on/off, got {_show(value)}")
+        raise ValueError(f"{name} must be one of true/false/1/0/yes/no/on/off, got {shown(value)}")
     return value
 
 
 def _to_codes(name: str, value: object) -> object:
     if isinstance(value, str):
-        items: Iterable[object] = [part for part in value.replace(",", " ").split() if part]
-    elif isinstance(value, Iterable):
-        items = value
-    else:
-        return value
-    codes = []
-    for item in items:
-        if isinstance(item, ErrorCode):
-            codes.append(item)
-            continue
-        try:
-            codes.append(ErrorCode(str(item).strip().upper()))
-        except ValueError:
-            valid = ", ".join(code.value for code in ErrorCode)
-            raise ValueError(
-                f"{name}: unknown error code {_show(item)}; expected some of {valid}"
-            ) from None
-    return frozenset(codes)
+        return require_codes(name, value.replace(",", " ").split())
+    return require_codes(name, value) if isinstance(value, Iterable) else value
 
 
 def _to_scope(name: str, value: object) -> object:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, Self, TypeVar, cast
 
@@ -75,7 +75,10 @@ class RetryPolicy:
         multiplier: Growth of the ceiling per attempt (``1`` keeps it constant).
         jitter: Full jitter: wait uniformly in ``[0, ceiling]`` (AWS "full jitter").
             Without it the wait is the ceiling itself.
-        retry_on: The codes to retry (default ``DEFAULT_RETRYABLE_CODES``).
+        retry_on: The codes to retry (default ``DEFAULT_RETRYABLE_CODES``): any iterable
+            of ``ErrorCode`` members or their names in any case (``["RATE_LIMIT"]``), kept
+            as a ``frozenset`` of ``ErrorCode``. An unknown name is a ``ValueError`` that
+            names it and lists the codes.
         respect_retry_after: Use the server-directed wait when the error carries one.
         max_retry_after: Longest server-directed wait accepted, in seconds.
         classifier: Routes an exception to a code (default ``llm_errors.classify``).
@@ -99,6 +102,8 @@ class RetryPolicy:
             ``dataclasses.replace`` gives the copy fresh counters).
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0
+       ``retry_on`` takes any iterable of codes or code names.
     """
 
     max_attempts: int = 4
@@ -107,7 +112,7 @@ class RetryPolicy:
     max_wait: float = DEFAULT_MAX_WAIT
     multiplier: float = DEFAULT_MULTIPLIER
     jitter: bool = DEFAULT_JITTER
-    retry_on: frozenset[ErrorCode] = DEFAULT_RETRYABLE_CODES
+    retry_on: Iterable[ErrorCode | str] = DEFAULT_RETRYABLE_CODES
     respect_retry_after: bool = True
     max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
     classifier: Classifier = classify
@@ -128,11 +133,8 @@ class RetryPolicy:
         check_backoff(self.initial_wait, self.max_wait, name="initial_wait")
         require_number("multiplier", self.multiplier, minimum=1.0)
         require_bool("jitter", self.jitter)
-        if not isinstance(self.retry_on, frozenset):
-            raise TypeError(
-                f"retry_on must be a frozenset of ErrorCode, got {type(self.retry_on).__name__}"
-            )
-        check_retry_on("retry_on", self.retry_on)
+        # Normalised once, so equality, hashing and repr see the codes, not their spelling.
+        object.__setattr__(self, "retry_on", check_retry_on("retry_on", self.retry_on))
         require_bool("respect_retry_after", self.respect_retry_after)
         require_number("max_retry_after", self.max_retry_after)
         require_callable("classifier", self.classifier)

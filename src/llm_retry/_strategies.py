@@ -20,7 +20,7 @@ from typing import Final, Protocol, TypeAlias
 import tenacity as _t
 
 from llm_errors import DEFAULT_RETRYABLE_CODES, Classification, ErrorCode, classify
-from llm_retry._checks import require_bool, require_callable, require_number
+from llm_retry._checks import require_bool, require_callable, require_codes, require_number
 
 __all__ = [
     "DEFAULT_INITIAL_WAIT",
@@ -81,20 +81,15 @@ def check_backoff(initial: float, max_wait: float, *, name: str) -> None:
 
 
 def check_retry_on(name: str, codes: object) -> frozenset[ErrorCode]:
-    """Validate a set of retryable codes: ``ErrorCode`` members, never ``ABORTED``."""
-    if isinstance(codes, str) or not isinstance(codes, Iterable):
-        raise TypeError(f"{name} must be a collection of ErrorCode, got {type(codes).__name__}")
-    checked = frozenset(codes)
-    for code in checked:
-        if not isinstance(code, ErrorCode):
-            raise TypeError(f"{name} must hold ErrorCode members, got {type(code).__name__}")
+    """Read a set of retryable codes: ``ErrorCode`` members or their names, never ``ABORTED``."""
+    checked = require_codes(name, codes)
     if ErrorCode.ABORTED in checked:
         raise ValueError(f"{name} must not contain ABORTED: a cancelled call is never retried")
     return checked
 
 
 def is_retryable(
-    error: BaseException, retry_on: frozenset[ErrorCode], classifier: Classifier
+    error: BaseException, retry_on: Iterable[ErrorCode | str], classifier: Classifier
 ) -> bool:
     """Whether ``error`` may be retried under ``retry_on``.
 
@@ -179,15 +174,20 @@ class _RetryIfCode(_t.retry_base):
 
 
 def retry_if_code(
-    codes: Iterable[ErrorCode] = DEFAULT_RETRYABLE_CODES, *, classifier: Classifier = classify
+    codes: Iterable[ErrorCode | str] = DEFAULT_RETRYABLE_CODES,
+    *,
+    classifier: Classifier = classify,
 ) -> _t.retry_base:
     """Retry when the classified code of the failure is in ``codes``.
 
     Args:
-        codes: The retryable codes; ``ABORTED`` is refused.
+        codes: The retryable codes, as ``ErrorCode`` members or their names in any case
+            (``"RATE_LIMIT"``); ``ABORTED`` is refused, an unknown name is a ``ValueError``.
         classifier: Routes an exception to a :class:`~llm_errors.Classification`.
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0
+       Code names are accepted.
     """
     require_callable("classifier", classifier)
     return _RetryIfCode(check_retry_on("codes", codes), classifier)

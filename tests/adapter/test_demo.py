@@ -3,9 +3,13 @@
 import io
 import subprocess
 import sys
+from importlib import metadata
+from pathlib import Path
 
 import pytest
 
+import adapter
+import llm_retry
 from adapter.__main__ import main
 from adapter.testing import FakeMistral, Reply, error_object, text_reply
 from llm_retry import instant_retries
@@ -136,3 +140,44 @@ def test_usage_errors_exit_2(argv, capsys):
         main(argv)
     assert info.value.code == 2
     assert "usage:" in capsys.readouterr().err
+
+
+# --- the conventions: --version, the name in --help, __version__ --------------------------
+
+#: The console script, installed next to this interpreter (``[project.scripts]``).
+CONSOLE_SCRIPT = Path(sys.executable).parent / "llm-adapter"
+
+
+def _run(*argv):
+    return subprocess.run(  # noqa: S603 - our own command
+        list(argv), capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_console_script_prints_its_version():
+    """``llm-adapter --version`` prints the name and the installed distribution's version."""
+    result = _run(str(CONSOLE_SCRIPT), "--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"llm-adapter {metadata.version('llm-resilience')}\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "name"),
+    [
+        pytest.param((str(CONSOLE_SCRIPT),), "llm-adapter", id="console-script"),
+        pytest.param((sys.executable, "-m", "adapter"), "python -m adapter", id="module"),
+    ],
+)
+def test_help_names_the_command_as_it_was_run(argv, name):
+    """``--help`` names the console script ``llm-adapter``, and the module ``python -m adapter``."""
+    result = _run(*argv, "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"usage: {name} [-h] [--version] {{demo}}")
+
+
+@pytest.mark.parametrize(
+    "package", [pytest.param(adapter, id="adapter"), pytest.param(llm_retry, id="llm_retry")]
+)
+def test_version_comes_from_the_installed_metadata(package):
+    """``__version__`` is the version pip installed, read from the distribution's metadata."""
+    assert package.__version__ == metadata.version("llm-resilience")

@@ -66,8 +66,10 @@ def test_equal_policies_compare_equal_and_hash():
         ),
         pytest.param({"multiplier": 0.5}, ValueError, "multiplier", id="multiplier<1"),
         pytest.param({"jitter": 1}, TypeError, "jitter", id="jitter-int"),
-        pytest.param({"retry_on": {ErrorCode.SERVER}}, TypeError, "retry_on", id="retry-on-set"),
-        pytest.param({"retry_on": frozenset({"SERVER"})}, TypeError, "retry_on", id="retry-on-str"),
+        pytest.param({"retry_on": "SERVER"}, TypeError, "retry_on", id="retry-on-lone-str"),
+        pytest.param({"retry_on": [429]}, TypeError, "retry_on", id="retry-on-int"),
+        pytest.param({"retry_on": ["TEAPOT"]}, ValueError, "retry_on", id="retry-on-unknown"),
+        pytest.param({"retry_on": ["aborted"]}, ValueError, "ABORTED", id="aborted-name"),
         pytest.param(
             {"retry_on": frozenset({ErrorCode.ABORTED})}, ValueError, "ABORTED", id="aborted"
         ),
@@ -87,6 +89,53 @@ def test_bad_settings_fail_on_construction(settings, error, field):
     """Every bad setting is rejected at once with an error that names the field."""
     with pytest.raises(error, match=field):
         RetryPolicy(**settings)
+
+
+@pytest.mark.parametrize(
+    "codes",
+    [
+        pytest.param(["RATE_LIMIT", "SERVER"], id="names"),
+        pytest.param([" rate_limit", "Server "], id="any-case"),
+        pytest.param((ErrorCode.RATE_LIMIT, "SERVER"), id="mixed-tuple"),
+        pytest.param({ErrorCode.RATE_LIMIT, ErrorCode.SERVER}, id="set"),
+        pytest.param((c for c in ("RATE_LIMIT", "SERVER")), id="generator"),
+    ],
+)
+def test_retry_on_takes_any_iterable_of_codes_or_names(codes):
+    """Names and codes in any iterable become the same frozenset, so the policies are equal."""
+    policy = RetryPolicy(retry_on=codes)
+    assert policy.retry_on == frozenset({ErrorCode.RATE_LIMIT, ErrorCode.SERVER})
+    assert isinstance(policy.retry_on, frozenset)
+    assert policy == RetryPolicy(retry_on=frozenset({ErrorCode.RATE_LIMIT, ErrorCode.SERVER}))
+    assert hash(policy) == hash(dataclasses.replace(policy))
+
+
+def test_unknown_code_name_is_named_with_the_choices():
+    """A misspelt name fails at construction, naming it and listing every code it could be."""
+    with pytest.raises(ValueError, match="retry_on: unknown error code 'RATE_LIMITS'") as caught:
+        RetryPolicy(retry_on=["RATE_LIMITS"])
+    choices = caught.value.args[0].split("expected some of ", 1)[1].split(", ")
+    assert choices == [code.value for code in ErrorCode if code is not ErrorCode.ABORTED]
+
+
+def test_code_names_decide_what_is_retried():
+    """A policy built from names retries those codes and nothing else."""
+    calls = []
+
+    def flaky():
+        calls.append(1)
+        if len(calls) == 1:
+            raise ServerError("down")
+        return "ok"
+
+    policy = RetryPolicy(retry_on=["server"], on_retry=None, sleep=lambda _: None, jitter=False)
+    assert policy.wrap(flaky)() == "ok"
+    assert len(calls) == 2
+    calls.clear()
+    refusing = RetryPolicy(retry_on=["timeout"], on_retry=None, sleep=lambda _: None)
+    with pytest.raises(ServerError):
+        refusing.wrap(flaky)()
+    assert len(calls) == 1
 
 
 def test_unbounded_deadline_and_single_attempt_are_valid():

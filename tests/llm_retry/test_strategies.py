@@ -149,9 +149,21 @@ def test_retry_if_code_refuses_aborted_and_non_codes():
     with pytest.raises(ValueError, match="ABORTED"):
         retry_if_code({ErrorCode.ABORTED})
     with pytest.raises(TypeError, match="ErrorCode"):
-        retry_if_code({"SERVER"})
+        retry_if_code({503})
     with pytest.raises(TypeError, match="collection"):
         retry_if_code("SERVER")
+    with pytest.raises(ValueError, match="unknown error code 'SERVRE'"):
+        retry_if_code({"SERVRE"})
+
+
+def test_retry_if_code_takes_code_names():
+    """Names in any case retry the codes they name, as ``RetryPolicy(retry_on=...)`` does."""
+    retrying = tenacity.Retrying(
+        retry=retry_if_code(["server", " Timeout "]), stop=tenacity.stop_after_attempt(3)
+    )
+    assert run(retrying, ServerError("down"), "ok")[:2] == ("ok", 2)
+    auth = AuthError("bad key")
+    assert run(retrying, auth)[:2] == (auth, 1)
 
 
 def test_retry_if_code_composes_with_tenacity():

@@ -25,7 +25,10 @@ assert_type(llm_retry.RetryPolicy.from_env(), llm_retry.RetryPolicy)
 assert_type(llm_retry.RetryPolicy.from_mapping({"max_attempts": "3"}), llm_retry.RetryPolicy)
 assert_type(dataclasses.replace(policy, max_attempts=2), llm_retry.RetryPolicy)
 llm_retry.RetryPolicy(max_attempts="3")  # type: ignore[arg-type]
-llm_retry.RetryPolicy(retry_on={ErrorCode.SERVER})  # type: ignore[arg-type]
+llm_retry.RetryPolicy(retry_on={ErrorCode.SERVER})
+llm_retry.RetryPolicy(retry_on=["RATE_LIMIT", ErrorCode.SERVER])
+llm_retry.RetryPolicy(retry_on=[429])  # type: ignore[list-item]
+llm_retry.retry_if_code(["rate_limit"])
 
 
 @llm_retry.retry_llm(policy)

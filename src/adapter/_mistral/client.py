@@ -35,7 +35,6 @@ import time
 import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any, Final, TypeAlias
 
 import httpx
@@ -67,6 +66,7 @@ from llm_errors import (
     error_class_for,
     redact,
 )
+from llm_errors._version import distribution_version
 from llm_retry import RetryPolicy
 
 __all__ = [
@@ -105,11 +105,7 @@ ModelRef: TypeAlias = ModelInfo | str
 
 
 def _user_agent() -> str:
-    try:
-        version = metadata.version("llm-resilience")
-    except metadata.PackageNotFoundError:  # pragma: no cover - always installed in practice
-        version = "0"
-    return f"llm-resilience/{version} (adapter; httpx {httpx.__version__})"
+    return f"llm-resilience/{distribution_version()} (adapter; httpx {httpx.__version__})"
 
 
 _USER_AGENT: Final = _user_agent()

@@ -42,6 +42,7 @@ from adapter.pi._context import StreamOptions
 from adapter.pi._events import AssistantMessageEvent
 from adapter.pi._messages import AssistantMessage
 from llm_errors import ErrorCode, LlmError, redact
+from llm_errors._version import distribution_version
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context as OtelContext
@@ -308,7 +309,7 @@ class Telemetry:
     ) -> None:
         from opentelemetry import context, metrics, trace  # noqa: PLC0415 - optional
 
-        version = _version()
+        version = distribution_version()
         self._tracer = trace.get_tracer("adapter", version, tracer_provider=tracer_provider)
         meter = metrics.get_meter("adapter", version, meter_provider=meter_provider)
         self._tracer_provider = tracer_provider
@@ -439,15 +440,6 @@ class CallSpan:
             seconds=seconds,
             capture=self._capture,
         )
-
-
-def _version() -> str:
-    from importlib import metadata  # noqa: PLC0415 - once, when telemetry starts
-
-    try:
-        return metadata.version("llm-resilience")
-    except metadata.PackageNotFoundError:  # pragma: no cover - always installed in practice
-        return "0"
 
 
 # --- the switch and the wrappers --------------------------------------------------------

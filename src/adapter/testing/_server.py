@@ -14,6 +14,7 @@ idle keep-alive threads return, and the handler threads are joined.
 from __future__ import annotations
 
 import array
+import asyncio
 import contextlib
 import http.server
 import json
@@ -230,6 +231,10 @@ class FakeMistral:
         host: The interface to listen on.
         port: The port; ``0`` picks a free one.
 
+    It is a context manager, ``with`` or ``async with`` (which closes in a worker
+    thread, off the event loop); the pytest plugin's ``fake_mistral`` fixture gives a
+    test one, started and closed around it.
+
     Example:
         >>> import httpx
         >>> from adapter.testing import FakeMistral, Reply, error_object
@@ -314,6 +319,25 @@ class FakeMistral:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+    async def __aenter__(self) -> Self:
+        """Start serving (binding is immediate; the server runs in its own threads).
+
+        .. versionadded:: 0.2.0
+        """
+        return self.start()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """Close in a worker thread, so joining the server's threads never blocks the loop.
+
+        .. versionadded:: 0.2.0
+        """
+        await asyncio.to_thread(self.close)
 
     # --- what tests use --------------------------------------------------------------
 

@@ -11,6 +11,7 @@ import random
 import socket
 import traceback
 from collections.abc import Callable
+from importlib import metadata
 from typing import Any
 
 import httpx
@@ -276,7 +277,10 @@ def test_request_headers_and_body(flavour, suffix):
     assert request.json()["prompt_cache_key"] == "session-42"
     assert request.json()["model"] == MODEL  # the alias as named, not its snapshot
     assert request.headers["x-team"] == "resilience"
-    assert request.headers["user-agent"].startswith("llm-resilience/")
+    version = metadata.version("llm-resilience")  # the installed metadata, not a copy
+    assert request.headers["user-agent"] == (
+        f"llm-resilience/{version} (adapter; httpx {httpx.__version__})"
+    )
     expected = to_wire(model=get_model(MODEL), context=CONTEXT, options=options).to_json()
     assert request.json() == json.loads(expected)
     assert request.json()["stream"] is True

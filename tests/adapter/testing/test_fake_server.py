@@ -1038,6 +1038,6 @@ def test_docs_examples_run():
     """The Python examples in docs/testing.md run as written."""
     docs = Path(__file__).parents[3] / "docs" / "testing.md"
     blocks = re.findall(r"```python\n(.*?)```", docs.read_text(), flags=re.DOTALL)
-    assert len(blocks) == 2
+    assert len(blocks) == 4
     for block in blocks:
         exec(compile(block, str(docs), "exec"), {})  # noqa: S102  -- our own docs

@@ -9,12 +9,17 @@ Each test module here names one SDK and defines, as plain data:
   a fixed rule turns the case red, so the mark is removed with the fix);
 * ``provoke(base_url, case_id, read_timeout)``: point the SDK, its own retries off and
   its read timeout ``read_timeout`` (short for the stall cases, long otherwise), at
-  ``base_url`` and return the exception it raises.
+  ``base_url`` and return the exception it raises;
+* ``RETRY_AFTER`` (optional): the seconds the ``status-429`` case's ``Retry-After``
+  header says, when the classification can read them from the exception.
 
-``pytest_generate_tests`` crosses the cases with the forms (the exception object, its
-``str()``, and its log line ``module.Qualname: message``), or lists the cases alone for a
-test that takes no ``form``; the ``raised`` fixture provokes each case once per module
-and checks that the request reached the server exactly once.
+The tests are written once, here (:data:`SHARED_TESTS`), and collected in every module
+of the folder as if it defined them (:func:`pytest_shared_tests`), so a module
+holds only its data and its SDK glue. ``pytest_generate_tests`` crosses the cases with
+the forms (the exception object, its ``str()``, and its log line
+``module.Qualname: message``), or lists the cases alone for a test that takes no
+``form``; the ``raised`` fixture provokes each case once per module and checks that the
+request reached the server exactly once.
 Everything listens on 127.0.0.1 only, and every wait and loop is bounded.
 """
 
@@ -26,9 +31,12 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 import pytest
+
+from llm_errors import classify
 
 #: A stalled reply waits at most this long (the SDKs' read timeouts are far shorter).
 STALL_LIMIT = 5.0
@@ -331,3 +339,52 @@ def raised(request: pytest.FixtureRequest) -> Callable[[str], BaseException]:
         return cache[case_id]
 
     return get
+
+
+@pytest.fixture
+def case(request: pytest.FixtureRequest, case_id: str) -> tuple[Any, str, Mapping[str, Any]]:
+    """The module's ``CASES`` row: (expected code, the type the SDK raises, reply spec)."""
+    row: tuple[Any, str, Mapping[str, Any]] = request.module.CASES[case_id]
+    return row
+
+
+# ------------------------------------------------------------------- the shared tests
+def test_each_fault_in_each_form(
+    raised: Callable[[str], BaseException],
+    case_id: str,
+    case: tuple[Any, str, Mapping[str, Any]],
+    form: Callable[[BaseException], object],
+) -> None:
+    """The SDK's exception, its str() and its log line are routed to the policy's code."""
+    expected, _, _ = case
+    assert classify(form(raised(case_id))).code is expected
+
+
+def test_the_sdk_raises_its_own_type(
+    raised: Callable[[str], BaseException], case_id: str, case: tuple[Any, str, Mapping[str, Any]]
+) -> None:
+    """Each fault comes back as the type the table is keyed on (pins the SDK's behaviour)."""
+    _, name, _ = case
+    exc = raised(case_id)
+    assert f"{type(exc).__module__}.{type(exc).__qualname__}" == name
+
+
+def test_retry_after_header_is_read_from_the_exception(
+    raised: Callable[[str], BaseException], request: pytest.FixtureRequest
+) -> None:
+    """The 429's Retry-After header reaches the classification through the exception."""
+    result = classify(raised("status-429"))
+    assert (result.status, result.retry_after) == (429, request.module.RETRY_AFTER)
+
+
+#: Each shared test, and the module-level name a module must define to get it.
+SHARED_TESTS: dict[Callable[..., None], str] = {
+    test_each_fault_in_each_form: "CASES",
+    test_the_sdk_raises_its_own_type: "CASES",
+    test_retry_after_header_is_read_from_the_exception: "RETRY_AFTER",
+}
+
+
+def pytest_shared_tests(module: ModuleType) -> list[Callable[..., None]]:
+    """The shared tests whose data ``module`` defines (see tests/conftest.py)."""
+    return [test for test, needs in SHARED_TESTS.items() if hasattr(module, needs)]

@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from llm_errors import ErrorCode, classify
+from llm_errors import ErrorCode
 
 # litellm fetches its model cost map from the network at import unless told not to.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -218,6 +218,10 @@ XFAIL = {
 }
 
 
+#: The Retry-After of the 429 case, which the classification reads from the exception.
+RETRY_AFTER = 9.0
+
+
 def provoke(base_url, case_id, read_timeout):
     """One completion through the case's provider, retries off; return what litellm raised."""
     if case_id.startswith("anthropic-"):
@@ -241,22 +245,3 @@ def provoke(base_url, case_id, read_timeout):
     except Exception as exc:
         return exc
     return None
-
-
-def test_each_fault_in_each_form(raised, case_id, form):
-    """The exception litellm raises, its str() and its log line get the policy's code."""
-    expected, _, _ = CASES[case_id]
-    assert classify(form(raised(case_id))).code is expected
-
-
-def test_the_library_raises_its_own_type(raised, case_id):
-    """Each fault comes back as the litellm type the table is keyed on (pins its behaviour)."""
-    _, name, _ = CASES[case_id]
-    exc = raised(case_id)
-    assert f"{type(exc).__module__}.{type(exc).__qualname__}" == name
-
-
-def test_retry_after_header_is_read_from_the_exception(raised):
-    """The 429's Retry-After header reaches the classification through the wrapped response."""
-    result = classify(raised("status-429"))
-    assert (result.status, result.retry_after) == (429, 9.0)

@@ -7,6 +7,21 @@ test can tell the attempts ``llm_retry`` made from any the SDK made on its own.
 The recipes are not copied here: :func:`load_recipe` takes the Python block that follows
 ``<!-- recipe: NAME -->`` in docs/retry.md and executes it, so the documented code is the
 code under test.
+
+The tests every recipe shares are written once, here (:data:`SHARED_TESTS`), and
+collected in each recipe module as if it defined them (:func:`pytest_shared_tests`).
+A module holds its SDK's data and glue:
+
+* ``CASES``: ``{scenario: {...}}`` for the scenarios it takes part in: ``retried`` (a
+  transient failure, then an answer), ``exhausted`` (failures only), ``permanent`` (an
+  error that is not retried), ``stream`` (a failed open, then a stream) and
+  ``stream-cut`` (a stream cut after its first item). Each has ``replies``, the server's
+  script as reply specs (:func:`reply_of`), and what the test expects: ``returns``,
+  ``raises``, ``received``, ``describe`` (or ``describe_prefix``), ``sleeps``, ``path``;
+* the fixtures ``sdk_recipe`` (the loaded recipe, its SDK's dummy credentials set) and
+  ``client`` (the SDK client on the server), which the default ``complete`` (one call of
+  the recipe's ``complete``) and ``stream`` (the recipe's ``stream``, each item passed
+  to a callback) use; a recipe whose calls take no client overrides those two.
 """
 
 from __future__ import annotations
@@ -15,12 +30,15 @@ import http.server
 import json
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
+from types import ModuleType, SimpleNamespace
+from typing import Any
 
 import pytest
+
+from llm_retry import GiveUpReason, RetryRecorder, retry_info
 
 RETRY_DOC = Path(__file__).resolve().parents[3] / "docs" / "retry.md"
 MAX_REQUEST_BODY = 1_000_000  # bytes a request may carry; larger ones are refused
@@ -244,3 +262,197 @@ class Corpus:
 def corpus() -> Corpus:
     """The labelled corpus of real provider error strings."""
     return Corpus()
+
+
+# ------------------------------------------------------------------- the reply specs
+_SPEC_KEYS = frozenset(
+    {"status", "json", "corpus", "sse", "data", "done", "raw", "content_type", "headers"}
+    | {"drop", "declared_length", "hold"}
+)
+
+
+def reply_of(spec: Mapping[str, Any], corpus: Corpus) -> Reply:
+    """A :class:`Reply` from a module's spec.
+
+    The body is ``json`` (an object, or a function of the :class:`Corpus` returning one),
+    ``corpus`` (the JSON error body of that corpus row), ``sse`` (named frames), ``data``
+    (payloads as ``data:`` frames, then ``data: [DONE]`` with ``done``) or ``raw`` (bytes,
+    with ``content_type``); ``status`` (200), ``headers`` (pairs), ``drop``,
+    ``declared_length`` and ``hold`` are :class:`Reply`'s.
+    """
+    unknown = set(spec) - _SPEC_KEYS
+    if unknown:
+        raise ValueError(f"unknown reply keys: {sorted(unknown)}")
+    status = int(spec.get("status", 200))
+    if "json" in spec or "corpus" in spec:
+        payload = spec["json"] if "json" in spec else corpus.json(spec["corpus"])
+        base = json_reply(status, payload(corpus) if callable(payload) else payload)
+    elif "sse" in spec or "data" in spec:
+        frames = tuple(spec.get("sse", ())) + data_frames(*spec.get("data", ()))
+        base = sse_reply(*frames, *(("data: [DONE]",) if spec.get("done") else ()))
+    else:
+        base = Reply(status, bytes(spec.get("raw", b"")))
+    return Reply(
+        status,
+        base.body,
+        str(spec.get("content_type", base.content_type)),
+        headers=tuple(spec.get("headers", ())),
+        drop=bool(spec.get("drop", False)),
+        declared_length=spec.get("declared_length"),
+        hold=bool(spec.get("hold", False)),
+    )
+
+
+@pytest.fixture
+def reply(corpus: Corpus) -> Callable[[Mapping[str, Any]], Reply]:
+    """Build a :class:`Reply` from a spec, for a module's own tests: ``reply(UNAVAILABLE)``."""
+    return lambda spec: reply_of(spec, corpus)
+
+
+@pytest.fixture
+def complete(sdk_recipe: SimpleNamespace, client: object) -> Callable[[], object]:
+    """One call of the recipe's ``complete(client, prompt)`` (a module may override it)."""
+    return lambda: sdk_recipe.complete(client, "hi")
+
+
+@pytest.fixture
+def stream(
+    sdk_recipe: SimpleNamespace, client: object
+) -> Callable[[Callable[[object], None]], None]:
+    """The recipe's ``stream(client, prompt)``, each item passed to a callback (overridable)."""
+
+    def consume(on_item: Callable[[object], None]) -> None:
+        for item in sdk_recipe.stream(client, "hi"):
+            on_item(item)
+
+    return consume
+
+
+@pytest.fixture
+def scenario(request: pytest.FixtureRequest, corpus: Corpus) -> dict[str, Any]:
+    """The module's ``CASES`` entry for the shared test asking, its replies built."""
+    case = dict(request.module.CASES[SHARED_TESTS[request.function]])
+    case["replies"] = [reply_of(spec, corpus) for spec in case["replies"]]
+    return case
+
+
+def _check_description(
+    recipe: SimpleNamespace, error: BaseException, case: Mapping[str, Any]
+) -> None:
+    """The recipe's ``describe`` says what the case expects (exactly, or how it starts)."""
+    described = recipe.describe(error)
+    if "describe_prefix" in case:
+        assert described.startswith(case["describe_prefix"])
+    else:
+        assert described == case["describe"]
+
+
+@pytest.fixture
+def failure(
+    scenario: dict[str, Any],
+    server: LoopbackServer,
+    sdk_recipe: SimpleNamespace,
+    complete: Callable[[], object],
+    llm_retry_testing: RetryRecorder,
+) -> BaseException:
+    """Script the scenario, call ``complete`` once, and return the error it must raise.
+
+    The error is the type the scenario ``raises``, and the recipe's ``describe`` says
+    what the scenario expects.
+    """
+    server.script(*scenario["replies"])
+    with pytest.raises(scenario["raises"]) as caught:
+        complete()
+    _check_description(sdk_recipe, caught.value, scenario)
+    return caught.value
+
+
+# ------------------------------------------------------------------- the shared tests
+def test_complete_retries_once_then_succeeds(
+    scenario: dict[str, Any],
+    server: LoopbackServer,
+    complete: Callable[[], object],
+    llm_retry_testing: RetryRecorder,
+) -> None:
+    """A transient failure then an answer: two requests reach the server, both made by llm_retry."""
+    server.script(*scenario["replies"])
+    assert complete() == scenario["returns"]
+    assert server.attempts == 2
+    assert llm_retry_testing.sleeps == scenario["sleeps"]  # the Retry-After, from the SDK error
+    assert len(llm_retry_testing.events) == 1
+    assert [r.path for r in server.requests] == [scenario["path"]] * 2
+
+
+def test_sdk_retries_are_off(
+    failure: BaseException, server: LoopbackServer, sdk_recipe: SimpleNamespace
+) -> None:
+    """With every request failing, the server sees exactly max_attempts requests."""
+    assert server.attempts == sdk_recipe.policy.max_attempts == 4
+    assert retry_info(failure).reason is GiveUpReason.MAX_ATTEMPTS
+
+
+def test_permanent_error_is_not_retried(
+    failure: BaseException, server: LoopbackServer, llm_retry_testing: RetryRecorder
+) -> None:
+    """A permanent error (a real body from the corpus) reaches the server once, not retried."""
+    assert server.attempts == 1
+    assert llm_retry_testing.events == []
+    assert retry_info(failure).reason is GiveUpReason.NOT_RETRYABLE
+
+
+def test_stream_retried_before_first_chunk(
+    scenario: dict[str, Any],
+    server: LoopbackServer,
+    stream: Callable[[Callable[[object], None]], None],
+    llm_retry_testing: RetryRecorder,
+) -> None:
+    """A failure on opening the stream is retried; the stream then yields every item."""
+    server.script(*scenario["replies"])
+    received: list[object] = []
+    stream(received.append)
+    assert received == scenario["returns"]
+    assert server.attempts == 2
+    assert len(llm_retry_testing.events) == 1
+    if "path" in scenario:
+        assert server.requests[1].path == scenario["path"]
+
+
+def test_stream_not_retried_after_first_chunk(
+    scenario: dict[str, Any],
+    server: LoopbackServer,
+    sdk_recipe: SimpleNamespace,
+    stream: Callable[[Callable[[object], None]], None],
+    llm_retry_testing: RetryRecorder,
+) -> None:
+    """A stream cut off after its first item is raised, not restarted, though retryable."""
+    server.script(*scenario["replies"])
+    received: list[object] = []
+
+    def take(item: object) -> None:
+        received.append(item)
+        server.release()  # the first item is in: a held reply may now cut the connection
+
+    with pytest.raises(scenario["raises"]) as caught:
+        stream(take)
+    assert received == scenario["received"]
+    assert server.attempts == 1
+    info = retry_info(caught.value)
+    assert info.reason is GiveUpReason.STREAM_STARTED
+    assert info.items_delivered == 1
+    _check_description(sdk_recipe, caught.value, scenario)
+
+
+#: Each shared test, and the scenario of a module's ``CASES`` it runs (absent: not run).
+SHARED_TESTS: dict[Callable[..., None], str] = {
+    test_complete_retries_once_then_succeeds: "retried",
+    test_sdk_retries_are_off: "exhausted",
+    test_permanent_error_is_not_retried: "permanent",
+    test_stream_retried_before_first_chunk: "stream",
+    test_stream_not_retried_after_first_chunk: "stream-cut",
+}
+
+
+def pytest_shared_tests(module: ModuleType) -> list[Callable[..., None]]:
+    """The shared tests whose scenario ``module``'s ``CASES`` has (see tests/conftest.py)."""
+    cases = getattr(module, "CASES", {})
+    return [test for test, name in SHARED_TESTS.items() if name in cases]

@@ -6,8 +6,6 @@ import pytest
 
 anthropic = pytest.importorskip("anthropic")
 
-from llm_retry import GiveUpReason, retry_info  # noqa: E402 - after the skip
-
 MESSAGE = {
     "id": "msg_1",
     "type": "message",
@@ -40,80 +38,46 @@ STREAM = (
 )
 
 
+#: A 529 with anthropic's error body (corpus row ratelimit-anthropic-004).
+OVERLOADED = {"status": 529, "corpus": "ratelimit-anthropic-004", "headers": [("Retry-After", "2")]}
+CASES = {
+    "retried": {
+        "replies": [OVERLOADED, {"json": MESSAGE}],
+        "returns": "Hello there",
+        "sleeps": [2.0],
+        "path": "/v1/messages",
+    },
+    "exhausted": {
+        "replies": [OVERLOADED] * 10,
+        "raises": anthropic.APIStatusError,
+        "describe": "RATE_LIMIT (status 529, retryable: True)",
+    },
+    # A 401 (corpus row auth-anthropic-001).
+    "permanent": {
+        "replies": [{"status": 401, "corpus": "auth-anthropic-001"}, {"json": MESSAGE}],
+        "raises": anthropic.AuthenticationError,
+        "describe": "AUTH (status 401, retryable: False)",
+    },
+    "stream": {"replies": [OVERLOADED, {"sse": STREAM}], "returns": ["Hel", "lo"]},
+    # Cut after the first text delta.
+    "stream-cut": {
+        "replies": [{"sse": STREAM[:3], "declared_length": 10_000}, {"sse": STREAM}],
+        "raises": Exception,
+        "received": ["Hel"],
+        "describe": "TRANSPORT (status None, retryable: True)",
+    },
+}
+
+
 @pytest.fixture
-def recipe_anthropic(recipe, monkeypatch):
+def sdk_recipe(recipe, monkeypatch):
     """The documented recipe, with a dummy key in the environment."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     return recipe("anthropic")
 
 
 @pytest.fixture
-def client(recipe_anthropic, server):
+def client(sdk_recipe, server):
     """The recipe's client pointed at the loopback server, closed after the test."""
-    with recipe_anthropic.make_client(server.url) as sdk_client:
+    with sdk_recipe.make_client(server.url) as sdk_client:
         yield sdk_client
-
-
-@pytest.fixture
-def overloaded(server, corpus):
-    """A 529 with anthropic's error body (corpus row ratelimit-anthropic-004)."""
-    return server.json(529, corpus.json("ratelimit-anthropic-004"), ("Retry-After", "2"))
-
-
-def test_complete_retries_once_then_succeeds(
-    recipe_anthropic, client, server, overloaded, llm_retry_testing
-):
-    """A 529 then a message: two requests reach the server, both made by llm_retry."""
-    server.script(overloaded, server.json(200, MESSAGE))
-    assert recipe_anthropic.complete(client, "hi") == "Hello there"
-    assert server.attempts == 2
-    assert llm_retry_testing.sleeps == [2.0]  # the Retry-After, read from the SDK error
-    assert len(llm_retry_testing.events) == 1
-    assert [r.path for r in server.requests] == ["/v1/messages"] * 2
-
-
-def test_sdk_retries_are_off(recipe_anthropic, client, server, overloaded, llm_retry_testing):
-    """With every request failing, the server sees exactly max_attempts requests."""
-    server.script(*[overloaded] * 10)
-    with pytest.raises(anthropic.APIStatusError) as caught:
-        recipe_anthropic.complete(client, "hi")
-    assert server.attempts == recipe_anthropic.policy.max_attempts == 4
-    assert retry_info(caught.value).reason is GiveUpReason.MAX_ATTEMPTS
-    assert recipe_anthropic.describe(caught.value) == "RATE_LIMIT (status 529, retryable: True)"
-
-
-def test_unauthorized_is_not_retried(recipe_anthropic, client, server, corpus, llm_retry_testing):
-    """A 401 (corpus row auth-anthropic-001) reaches the server once and is classified AUTH."""
-    server.script(server.json(401, corpus.json("auth-anthropic-001")), server.json(200, MESSAGE))
-    with pytest.raises(anthropic.AuthenticationError) as caught:
-        recipe_anthropic.complete(client, "hi")
-    assert server.attempts == 1
-    assert llm_retry_testing.events == []
-    assert retry_info(caught.value).reason is GiveUpReason.NOT_RETRYABLE
-    assert recipe_anthropic.describe(caught.value) == "AUTH (status 401, retryable: False)"
-
-
-def test_stream_retried_before_first_chunk(
-    recipe_anthropic, client, server, overloaded, llm_retry_testing
-):
-    """A 529 on opening the stream is retried; the SSE stream then yields every text delta."""
-    server.script(overloaded, server.sse(*STREAM))
-    assert list(recipe_anthropic.stream(client, "hi")) == ["Hel", "lo"]
-    assert server.attempts == 2
-    assert len(llm_retry_testing.events) == 1
-
-
-def test_stream_not_retried_after_first_chunk(recipe_anthropic, client, server, llm_retry_testing):
-    """A stream cut off after its first text delta is raised, not restarted, though retryable."""
-    first = server.sse(*STREAM[:3])
-    cut = server.Reply(200, first.body, content_type=first.content_type, declared_length=10_000)
-    server.script(cut, server.sse(*STREAM))
-    received = []
-    with pytest.raises(Exception) as caught:
-        received.extend(recipe_anthropic.stream(client, "hi"))
-    assert received == ["Hel"]
-    assert server.attempts == 1
-    info = retry_info(caught.value)
-    assert info.reason is GiveUpReason.STREAM_STARTED
-    assert info.items_delivered == 1
-    assert recipe_anthropic.describe(caught.value) == "TRANSPORT (status None, retryable: True)"

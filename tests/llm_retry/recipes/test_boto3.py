@@ -14,7 +14,7 @@ pytest.importorskip("boto3")
 
 from botocore.exceptions import ClientError
 
-from llm_retry import GiveUpReason, retry_info
+from llm_errors import TransportError
 
 CONVERSE = {
     "output": {"message": {"role": "assistant", "content": [{"text": "Hello there"}]}},
@@ -52,8 +52,64 @@ STREAM = (
 EVENT_STREAM = "application/vnd.amazon.eventstream"
 
 
+def _bedrock_message(corpus):
+    """The message of corpus row server-bedrock-004, as Bedrock's JSON body carries it."""
+    return {"message": corpus.text("server-bedrock-004").split("(503 ", 1)[1].split(")", 1)[0]}
+
+
+#: A 503 ServiceUnavailableException with Bedrock's message (corpus row server-bedrock-004).
+UNAVAILABLE = {
+    "status": 503,
+    "json": _bedrock_message,
+    "headers": [("x-amzn-ErrorType", "ServiceUnavailableException"), ("Retry-After", "2")],
+}
+ANSWER = {"json": CONVERSE}
+STREAMED = {"raw": b"".join(STREAM), "content_type": EVENT_STREAM}
+CASES = {
+    "retried": {
+        "replies": [UNAVAILABLE, ANSWER],
+        "returns": "Hello there",
+        "sleeps": [2.0],
+        "path": f"{MODEL_PATH}/converse",
+    },
+    "exhausted": {
+        "replies": [UNAVAILABLE] * 10,
+        "raises": ClientError,
+        "describe": "SERVER (status 503, retryable: True)",
+    },
+    # A 400 ValidationException (corpus row inv-bedrock-004).
+    "permanent": {
+        "replies": [
+            {
+                "status": 400,
+                "corpus": "inv-bedrock-004",
+                "headers": [("x-amzn-ErrorType", "ValidationException")],
+            },
+            ANSWER,
+        ],
+        "raises": ClientError,
+        "describe": "INVALID_REQUEST (status 400, retryable: False)",
+    },
+    "stream": {
+        "replies": [UNAVAILABLE, STREAMED],
+        "returns": ["Hel", "lo"],
+        "path": f"{MODEL_PATH}/converse-stream",
+    },
+    # Held open after the first delta until the test has it, then cut.
+    "stream-cut": {
+        "replies": [
+            {**STREAMED, "raw": b"".join(STREAM[:2]), "declared_length": 10_000, "hold": True},
+            STREAMED,
+        ],
+        "raises": TransportError,
+        "received": ["Hel"],
+        "describe": "TRANSPORT (status None, retryable: True)",
+    },
+}
+
+
 @pytest.fixture
-def recipe_boto3(recipe, monkeypatch, tmp_path):
+def sdk_recipe(recipe, monkeypatch, tmp_path):
     """The documented recipe, with dummy credentials and no AWS configuration files."""
     for name in ("AWS_PROFILE", "AWS_MAX_ATTEMPTS", "AWS_RETRY_MODE", "AWS_ENDPOINT_URL"):
         monkeypatch.delenv(name, raising=False)
@@ -67,112 +123,33 @@ def recipe_boto3(recipe, monkeypatch, tmp_path):
 
 
 @pytest.fixture
-def client(recipe_boto3, server):
+def client(sdk_recipe, server):
     """The recipe's client pointed at the loopback server, closed after the test."""
-    sdk_client = recipe_boto3.make_client(server.url)
+    sdk_client = sdk_recipe.make_client(server.url)
     yield sdk_client
     sdk_client.close()
 
 
-@pytest.fixture
-def unavailable(server, corpus):
-    """A 503 ServiceUnavailableException with Bedrock's message (corpus row server-bedrock-004)."""
-    message = corpus.text("server-bedrock-004").split("(503 ", 1)[1].split(")", 1)[0]
-    return server.json(
-        503,
-        {"message": message},
-        ("x-amzn-ErrorType", "ServiceUnavailableException"),
-        ("Retry-After", "2"),
-    )
-
-
-def test_complete_retries_once_then_succeeds(
-    recipe_boto3, client, server, unavailable, llm_retry_testing
-):
-    """A 503 then a Converse response: two requests reach the server, both made by llm_retry."""
-    server.script(unavailable, server.json(200, CONVERSE))
-    assert recipe_boto3.complete(client, "hi") == "Hello there"
-    assert server.attempts == 2
-    assert llm_retry_testing.sleeps == [2.0]  # the Retry-After, read from the SDK error
-    assert len(llm_retry_testing.events) == 1
-    assert [r.path for r in server.requests] == [f"{MODEL_PATH}/converse"] * 2
-
-
-def test_sdk_retries_are_off(recipe_boto3, client, server, unavailable, llm_retry_testing):
-    """With every request failing, the server sees exactly max_attempts requests."""
-    server.script(*[unavailable] * 10)
-    with pytest.raises(ClientError) as caught:
-        recipe_boto3.complete(client, "hi")
-    assert server.attempts == recipe_boto3.policy.max_attempts == 4
-    assert retry_info(caught.value).reason is GiveUpReason.MAX_ATTEMPTS
-    assert recipe_boto3.describe(caught.value) == "SERVER (status 503, retryable: True)"
-
-
-def test_max_attempts_one_still_retries(recipe_boto3, server, unavailable):
+def test_max_attempts_one_still_retries(sdk_recipe, server, reply):
     """The pitfall the docs name: ``{"max_attempts": 1}`` makes two requests per call."""
     from botocore.config import Config
 
-    server.script(unavailable, unavailable, server.json(200, CONVERSE))
+    unavailable = reply(UNAVAILABLE)
+    server.script(unavailable, unavailable, reply(ANSWER))
     config = Config(retries={"max_attempts": 1, "mode": "standard"})
-    sdk_client = recipe_boto3.boto3.client(
-        "bedrock-runtime", endpoint_url=server.url, config=config
-    )
+    sdk_client = sdk_recipe.boto3.client("bedrock-runtime", endpoint_url=server.url, config=config)
     try:
         with pytest.raises(ClientError):
-            sdk_client.converse(modelId=recipe_boto3.MODEL, messages=[])
+            sdk_client.converse(modelId=sdk_recipe.MODEL, messages=[])
     finally:
         sdk_client.close()
     assert server.attempts == 2
 
 
-def test_bad_request_is_not_retried(recipe_boto3, client, server, corpus, llm_retry_testing):
-    """A 400 ValidationException (corpus row inv-bedrock-004) reaches the server once."""
-    invalid = server.json(
-        400, corpus.json("inv-bedrock-004"), ("x-amzn-ErrorType", "ValidationException")
-    )
-    server.script(invalid, server.json(200, CONVERSE))
-    with pytest.raises(ClientError) as caught:
-        recipe_boto3.complete(client, "hi")
-    assert server.attempts == 1
-    assert llm_retry_testing.events == []
-    assert retry_info(caught.value).reason is GiveUpReason.NOT_RETRYABLE
-    assert recipe_boto3.describe(caught.value) == "INVALID_REQUEST (status 400, retryable: False)"
-
-
-def test_stream_retried_before_first_chunk(
-    recipe_boto3, client, server, unavailable, llm_retry_testing
-):
-    """A 503 on opening ConverseStream is retried; the event stream then yields every delta."""
-    server.script(unavailable, server.Reply(200, b"".join(STREAM), content_type=EVENT_STREAM))
-    assert list(recipe_boto3.stream(client, "hi")) == ["Hel", "lo"]
-    assert server.attempts == 2
-    assert len(llm_retry_testing.events) == 1
-    assert server.requests[1].path == f"{MODEL_PATH}/converse-stream"
-
-
-def test_stream_not_retried_after_first_chunk(recipe_boto3, client, server, llm_retry_testing):
-    """A stream cut off after its first delta is raised, not restarted, though retryable."""
-    cut = server.Reply(
-        200, b"".join(STREAM[:2]), content_type=EVENT_STREAM, declared_length=10_000, hold=True
-    )
-    server.script(cut, server.Reply(200, b"".join(STREAM), content_type=EVENT_STREAM))
-    received = []
-    with pytest.raises(recipe_boto3.llm_errors.TransportError) as caught:  # noqa: PT012
-        for text in recipe_boto3.stream(client, "hi"):
-            received.append(text)
-            server.release()  # the first delta is in: now cut the connection
-    assert received == ["Hel"]
-    assert server.attempts == 1
-    info = retry_info(caught.value)
-    assert info.reason is GiveUpReason.STREAM_STARTED
-    assert info.items_delivered == 1
-    assert recipe_boto3.describe(caught.value) == "TRANSPORT (status None, retryable: True)"
-
-
-def test_stream_cut_before_first_chunk_is_retried(recipe_boto3, client, server, llm_retry_testing):
+def test_stream_cut_before_first_chunk_is_retried(sdk_recipe, client, server, llm_retry_testing):
     """A stream that ends before any text (no messageStop) is retried like a failed open."""
     cut = server.Reply(200, STREAM[0], content_type=EVENT_STREAM, declared_length=10_000)
     server.script(cut, server.Reply(200, b"".join(STREAM), content_type=EVENT_STREAM))
-    assert list(recipe_boto3.stream(client, "hi")) == ["Hel", "lo"]
+    assert list(sdk_recipe.stream(client, "hi")) == ["Hel", "lo"]
     assert server.attempts == 2
     assert [event.classification.code for event in llm_retry_testing.events] == ["TRANSPORT"]

@@ -14,8 +14,6 @@ pytest.importorskip("aiohttp")  # the async transport the implicit retry lives i
 
 from google.genai import errors
 
-from llm_retry import GiveUpReason, retry_info
-
 # google-genai subclasses aiohttp's ClientSession, which aiohttp warns about when the
 # client opens its session; the warning is the SDK's to fix, not this recipe's.
 pytestmark = pytest.mark.filterwarnings(
@@ -39,25 +37,61 @@ def response(text, finish_reason=None):
     }
 
 
+#: A 503 with Gemini's error body (corpus row server-gemini-001).
+UNAVAILABLE = {"status": 503, "corpus": "server-gemini-001", "headers": [("Retry-After", "2")]}
+ANSWER = {"json": response("Hello there", "STOP")}
+FIRST = response("Hel")
+CASES = {
+    "retried": {
+        "replies": [UNAVAILABLE, ANSWER],
+        "returns": "Hello there",
+        "sleeps": [2.0],
+        "path": f"{MODEL_PATH}:generateContent",
+    },
+    "exhausted": {
+        "replies": [UNAVAILABLE] * 10,
+        "raises": errors.ServerError,
+        "describe": "SERVER (status 503, retryable: True)",
+    },
+    # A 400 (corpus row ctx-gemini-004).
+    "permanent": {
+        "replies": [{"status": 400, "corpus": "ctx-gemini-004"}, ANSWER],
+        "raises": errors.ClientError,
+        "describe": "CONTEXT_OVERFLOW (status 400, retryable: False)",
+    },
+    "stream": {
+        "replies": [UNAVAILABLE, {"data": [FIRST, response("lo", "STOP")]}],
+        "returns": ["Hel", "lo"],
+        "path": f"{MODEL_PATH}:streamGenerateContent?alt=sse",
+    },
+    # Held open after the first chunk until the test has it, then cut.
+    "stream-cut": {
+        "replies": [
+            {"data": [FIRST], "declared_length": 10_000, "hold": True},
+            {"data": [FIRST, response("lo", "STOP")]},
+        ],
+        "raises": Exception,
+        "received": ["Hel"],
+        # aiohttp's ClientPayloadError carries its parser's code 400, which the classifier
+        # reports as the status; the code is still TRANSPORT.
+        "describe_prefix": "TRANSPORT (",
+    },
+}
+
+
 @pytest.fixture
-def recipe_genai(recipe, monkeypatch):
+def sdk_recipe(recipe, monkeypatch):
     """The documented recipe, with a dummy key in the environment."""
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
     monkeypatch.setenv("GOOGLE_API_KEY", "test-key")
     return recipe("google-genai")
 
 
-@pytest.fixture
-def unavailable(server, corpus):
-    """A 503 with Gemini's error body (corpus row server-gemini-001)."""
-    return server.json(503, corpus.json("server-gemini-001"), ("Retry-After", "2"))
-
-
-def run(recipe_genai, server, call):
+def run(sdk_recipe, server, call):
     """Run ``call(client)`` on a fresh client in its own event loop, closing the client."""
 
     async def main():
-        client = recipe_genai.make_client(server.url)
+        client = sdk_recipe.make_client(server.url)
         try:
             return await asyncio.wait_for(call(client), timeout=30)
         finally:
@@ -67,95 +101,29 @@ def run(recipe_genai, server, call):
     return asyncio.run(main())
 
 
-def complete(recipe_genai):
-    """The recipe's ``complete`` as a call of a client."""
-    return lambda client: recipe_genai.complete(client, "hi")
+@pytest.fixture
+def complete(sdk_recipe, server):
+    """One call of the recipe's async ``complete``, on a fresh client and event loop."""
+    return lambda: run(sdk_recipe, server, lambda client: sdk_recipe.complete(client, "hi"))
 
 
-def collect(recipe_genai):
-    """The recipe's ``stream``, collected, as a call of a client."""
+@pytest.fixture
+def stream(sdk_recipe, server):
+    """The recipe's async ``stream``, each text passed to ``on_item``."""
 
-    async def call(client):
-        return [text async for text in recipe_genai.stream(client, "hi")]
+    def consume(on_item):
+        async def call(client):
+            async for text in sdk_recipe.stream(client, "hi"):
+                on_item(text)
 
-    return call
+        run(sdk_recipe, server, call)
 
-
-def test_complete_retries_once_then_succeeds(recipe_genai, server, unavailable, llm_retry_testing):
-    """A 503 then a response: two requests reach the server, both made by llm_retry."""
-    server.script(unavailable, server.json(200, response("Hello there", "STOP")))
-    assert run(recipe_genai, server, complete(recipe_genai)) == "Hello there"
-    assert server.attempts == 2
-    assert llm_retry_testing.sleeps == [2.0]  # the Retry-After, read from the SDK error
-    assert len(llm_retry_testing.events) == 1
-    assert [r.path for r in server.requests] == [f"{MODEL_PATH}:generateContent"] * 2
+    return consume
 
 
-def test_dropped_connection_retried_by_llm_retry_only(recipe_genai, server, llm_retry_testing):
+def test_dropped_connection_retried_by_llm_retry_only(complete, server, llm_retry_testing):
     """A connection closed without an answer is retried once, by llm_retry, with no SDK sleep."""
     server.script(server.Reply(0, drop=True), server.json(200, response("Hello there", "STOP")))
-    assert run(recipe_genai, server, complete(recipe_genai)) == "Hello there"
+    assert complete() == "Hello there"
     assert server.attempts == 2
     assert [event.classification.code for event in llm_retry_testing.events] == ["TRANSPORT"]
-
-
-def test_sdk_retries_are_off(recipe_genai, server, unavailable, llm_retry_testing):
-    """With every request failing, the server sees exactly max_attempts requests."""
-    server.script(*[unavailable] * 10)
-    with pytest.raises(errors.ServerError) as caught:
-        run(recipe_genai, server, complete(recipe_genai))
-    assert server.attempts == recipe_genai.policy.max_attempts == 4
-    assert retry_info(caught.value).reason is GiveUpReason.MAX_ATTEMPTS
-    assert recipe_genai.describe(caught.value) == "SERVER (status 503, retryable: True)"
-
-
-def test_bad_request_is_not_retried(recipe_genai, server, corpus, llm_retry_testing):
-    """A 400 (corpus row ctx-gemini-004) reaches the server once and is not retried."""
-    server.script(
-        server.json(400, corpus.json("ctx-gemini-004")),
-        server.json(200, response("Hello there", "STOP")),
-    )
-    with pytest.raises(errors.ClientError) as caught:
-        run(recipe_genai, server, complete(recipe_genai))
-    assert server.attempts == 1
-    assert llm_retry_testing.events == []
-    assert retry_info(caught.value).reason is GiveUpReason.NOT_RETRYABLE
-    assert recipe_genai.describe(caught.value) == (
-        "CONTEXT_OVERFLOW (status 400, retryable: False)"
-    )
-
-
-def test_stream_retried_before_first_chunk(recipe_genai, server, unavailable, llm_retry_testing):
-    """A 503 on opening the stream is retried; the SSE stream then yields every chunk."""
-    frames = server.data_frames(response("Hel"), response("lo", "STOP"))
-    server.script(unavailable, server.sse(*frames))
-    assert run(recipe_genai, server, collect(recipe_genai)) == ["Hel", "lo"]
-    assert server.attempts == 2
-    assert len(llm_retry_testing.events) == 1
-    assert server.requests[1].path == f"{MODEL_PATH}:streamGenerateContent?alt=sse"
-
-
-def test_stream_not_retried_after_first_chunk(recipe_genai, server, llm_retry_testing):
-    """A stream cut off after its first chunk is raised, not restarted, though retryable."""
-    first = server.sse(*server.data_frames(response("Hel")))
-    cut = server.Reply(
-        200, first.body, content_type=first.content_type, declared_length=10_000, hold=True
-    )
-    server.script(cut, server.sse(*server.data_frames(response("Hel"), response("lo", "STOP"))))
-    received = []
-
-    async def call(client):
-        async for text in recipe_genai.stream(client, "hi"):
-            received.append(text)
-            server.release()  # the first chunk is in: now cut the connection
-
-    with pytest.raises(Exception) as caught:
-        run(recipe_genai, server, call)
-    assert received == ["Hel"]
-    assert server.attempts == 1
-    info = retry_info(caught.value)
-    assert info.reason is GiveUpReason.STREAM_STARTED
-    assert info.items_delivered == 1
-    # aiohttp's ClientPayloadError carries its parser's code 400, which the classifier
-    # reports as the status; the code is still TRANSPORT.
-    assert recipe_genai.describe(caught.value).startswith("TRANSPORT (")

@@ -15,8 +15,6 @@ litellm = pytest.importorskip(
     "litellm", reason="litellm is optional for the tests: pip install litellm==1.110.2"
 )
 
-from llm_retry import GiveUpReason, retry_info  # noqa: E402 - after the skip
-
 # pydantic warns about TypedDicts inside litellm on first use; that is litellm's to fix.
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Item.* on TypedDict class .* using the `ReadOnly` qualifier:UserWarning"
@@ -57,8 +55,32 @@ STREAM = (
 )
 
 
+#: A 503 with openai's error body (corpus row server-openai-013).
+UNAVAILABLE = {"status": 503, "corpus": "server-openai-013", "headers": [("Retry-After", "2")]}
+CASES = {
+    "retried": {
+        "replies": [UNAVAILABLE, {"json": COMPLETION}],
+        "returns": "Hello there",
+        "sleeps": [2.0],
+        "path": "/v1/chat/completions",
+    },
+    "exhausted": {
+        "replies": [UNAVAILABLE] * 20,
+        "raises": litellm.ServiceUnavailableError,
+        "describe": "SERVER (status 503, retryable: True)",
+    },
+    # A 401 (corpus row auth-openai-002).
+    "permanent": {
+        "replies": [{"status": 401, "corpus": "auth-openai-002"}, {"json": COMPLETION}],
+        "raises": litellm.AuthenticationError,
+        "describe": "AUTH (status 401, retryable: False)",
+    },
+    "stream": {"replies": [UNAVAILABLE, {"data": STREAM, "done": True}], "returns": ["Hel", "lo"]},
+}
+
+
 @pytest.fixture
-def recipe_litellm(recipe, monkeypatch):
+def sdk_recipe(recipe, monkeypatch):
     """The documented recipe, with a dummy key in the environment."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     yield recipe("litellm")
@@ -72,47 +94,17 @@ def recipe_litellm(recipe, monkeypatch):
 
 
 @pytest.fixture
-def unavailable(server, corpus):
-    """A 503 with openai's error body (corpus row server-openai-013)."""
-    return server.json(503, corpus.json("server-openai-013"), ("Retry-After", "2"))
+def complete(sdk_recipe, server):
+    """One call of the recipe's ``complete``, which takes the server's URL, not a client."""
+    return lambda: sdk_recipe.complete("hi", api_base=f"{server.url}/v1")
 
 
-def test_complete_retries_once_then_succeeds(
-    recipe_litellm, server, unavailable, llm_retry_testing
-):
-    """A 503 then a completion: two requests reach the server, both made by llm_retry."""
-    server.script(unavailable, server.json(200, COMPLETION))
-    assert recipe_litellm.complete("hi", api_base=f"{server.url}/v1") == "Hello there"
-    assert server.attempts == 2
-    assert llm_retry_testing.sleeps == [2.0]  # the Retry-After, read from the SDK error
-    assert len(llm_retry_testing.events) == 1
-    assert [r.path for r in server.requests] == ["/v1/chat/completions"] * 2
+@pytest.fixture
+def stream(sdk_recipe, server):
+    """The recipe's ``stream`` on the server's URL, each text delta passed to ``on_item``."""
 
+    def consume(on_item):
+        for text in sdk_recipe.stream("hi", api_base=f"{server.url}/v1"):
+            on_item(text)
 
-def test_sdk_retries_are_off(recipe_litellm, server, unavailable, llm_retry_testing):
-    """With every request failing, the server sees exactly max_attempts requests."""
-    server.script(*[unavailable] * 20)
-    with pytest.raises(litellm.ServiceUnavailableError) as caught:
-        recipe_litellm.complete("hi", api_base=f"{server.url}/v1")
-    assert server.attempts == recipe_litellm.policy.max_attempts == 4
-    assert retry_info(caught.value).reason is GiveUpReason.MAX_ATTEMPTS
-    assert recipe_litellm.describe(caught.value) == "SERVER (status 503, retryable: True)"
-
-
-def test_unauthorized_is_not_retried(recipe_litellm, server, corpus, llm_retry_testing):
-    """A 401 (corpus row auth-openai-002) reaches the server once and is classified AUTH."""
-    server.script(server.json(401, corpus.json("auth-openai-002")), server.json(200, COMPLETION))
-    with pytest.raises(litellm.AuthenticationError) as caught:
-        recipe_litellm.complete("hi", api_base=f"{server.url}/v1")
-    assert server.attempts == 1
-    assert llm_retry_testing.events == []
-    assert retry_info(caught.value).reason is GiveUpReason.NOT_RETRYABLE
-    assert recipe_litellm.describe(caught.value) == "AUTH (status 401, retryable: False)"
-
-
-def test_stream_retried_before_first_chunk(recipe_litellm, server, unavailable, llm_retry_testing):
-    """A 503 on opening the stream is retried; the SSE stream then yields every chunk."""
-    server.script(unavailable, server.sse(*server.data_frames(*STREAM), "data: [DONE]"))
-    assert list(recipe_litellm.stream("hi", api_base=f"{server.url}/v1")) == ["Hel", "lo"]
-    assert server.attempts == 2
-    assert len(llm_retry_testing.events) == 1
+    return consume
