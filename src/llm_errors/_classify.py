@@ -219,7 +219,8 @@ class Classifier:
         """The words a text must contain to match any rule, or ``None`` if there is no such set.
 
         For scanning many lines at once: a text without any of these (as whole
-        ``[a-z0-9_]`` tokens, lower-cased) gets the fallback verdict from the text layer.
+        ``[a-z0-9_]`` tokens, lower-cased; the non-ASCII ones, UTF-8 encoded, as
+        substrings) gets the fallback verdict from the text layer.
         """
         return self._matcher.tokens if self._matcher.exact else None
 

@@ -23,11 +23,10 @@ SOURCE = re.compile(r"[\w.-]+/[\w.-]+(?:#\d+|:\S+)|https://\S+")
 TEXT_LIMIT = 2000
 
 #: The floor: the share of the corpus classified to its label's exact code, and the share
-#: whose retryability agrees. A change that lowers either fails. Exact meets its 97 %
-#: target; retryable agreement is 98.8 % against a 99 % target (the Chinese relay
-#: wordings need rules the token prefilter can trigger on: see docs/classifier.md).
-EXACT_FLOOR = 0.97
-RETRY_FLOOR = 0.985
+#: whose retryability agrees. A change that lowers either fails. Both meet their targets
+#: (97 % and 99 %): 98.4 % and 99.5 % with the Chinese rules (docs/classifier.md).
+EXACT_FLOOR = 0.984
+RETRY_FLOOR = 0.995
 
 
 def _accuracy():
@@ -81,8 +80,8 @@ def test_corpus_is_classified_at_least_as_well_as_the_floor():
     exact = ACCURACY.share(verdicts, "exact")
     retry = ACCURACY.share(verdicts, "retry_agrees")
     wrong = [v.entry.id for v in verdicts if not v.retry_agrees]
-    assert exact >= EXACT_FLOOR, f"exact {exact:.1%} below {EXACT_FLOOR:.0%}"
-    assert retry >= RETRY_FLOOR, f"retry {retry:.1%} below {RETRY_FLOOR:.0%}; {wrong[:40]}"
+    assert exact >= EXACT_FLOOR, f"exact {exact:.2%} below {EXACT_FLOOR:.1%}"
+    assert retry >= RETRY_FLOOR, f"retry {retry:.2%} below {RETRY_FLOOR:.1%}; {wrong[:40]}"
 
 
 def test_held_out_fifth_is_chosen_by_source():

@@ -7,7 +7,10 @@ rules. Four things keep this fast on log-sized input:
 
 1. **Triggers** (``_prefilter``): a line containing none of the rules' trigger
    tokens cannot match, and is answered after one ``bytes.translate``, one
-   ``split`` and one set test, without any regex (most log lines end here).
+   ``split`` and one set test, without any regex (most log lines end here). The
+   non-ASCII tokens (runs of CJK characters, say) are looked for as substrings,
+   and only when the line is not ASCII: they join its tokens, so the rest of the
+   engine treats them like words.
 2. **Plans**: otherwise, everything that depends only on *which* trigger, anchor
    and required tokens the line contains is worked out once and cached under
    that token set: the candidate rules (a rule stays only if the line holds every
@@ -30,6 +33,7 @@ The status a matched message states is read where its 4xx/5xx tokens start
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
@@ -41,6 +45,7 @@ from llm_errors._match.prefilter import (
     TOKEN_TABLE,
     Triggers,
     derive_triggers,
+    is_foreign,
     lowered,
     text_tokens,
     translate,
@@ -150,10 +155,21 @@ class TextMatcher:
         by_substring: dict[str, set[int]] = {}
         for position, triggers in enumerate(self.triggers):
             for token in triggers.tokens:
-                by_token.setdefault(token.encode("ascii"), set()).add(position)
+                by_token.setdefault(token.encode(), set()).add(position)
             for substring in triggers.substrings:
                 by_substring.setdefault(substring, set()).add(position)
         self._by_token = {token: frozenset(found) for token, found in by_token.items()}
+        # Non-ASCII tokens, found by substring search in non-ASCII text only: one scan for
+        # the characters they start with, then a search only for the tokens starting there.
+        by_first: dict[str, list[tuple[bytes, str]]] = {}
+        for key in sorted(by_token):
+            if is_foreign(run := key.decode()):
+                by_first.setdefault(run[0], []).append((key, run))
+        self._foreign = {first: tuple(runs) for first, runs in by_first.items()}
+        # (the standard library's ``re``: faster than ``regex`` at this plain class scan)
+        self._foreign_first = (
+            re.compile("[" + "".join(map(re.escape, sorted(by_first))) + "]") if by_first else None
+        )
         self._by_substring = tuple((sub, frozenset(found)) for sub, found in by_substring.items())
         self._always = frozenset(i for i, triggers in enumerate(self.triggers) if triggers.always)
         self._anchors: tuple[frozenset[bytes], ...] = tuple(
@@ -167,14 +183,14 @@ class TextMatcher:
             tuple(
                 (
                     anchor.encode("ascii") if anchor is not None else None,
-                    frozenset(t.encode("ascii") for t in tokens if t in core or t not in COMMON),
+                    frozenset(t.encode() for t in tokens if t in core or t not in COMMON),
                 )
                 for anchor, tokens in triggers.ways
             )
             for triggers in self.triggers
         )
-        #: The trigger tokens of all rules: a line without any matches no rule (unless
-        #: some rule has substring triggers or none at all).
+        #: The trigger tokens of all rules (the non-ASCII ones UTF-8 encoded): a line
+        #: without any matches no rule (unless some rule has substring triggers or none).
         self.tokens: frozenset[bytes] = frozenset(self._by_token)
         #: Whether a line without any of :attr:`tokens` surely matches no rule.
         self.exact: bool = not self._always and not self._by_substring
@@ -193,15 +209,21 @@ class TextMatcher:
     # ------------------------------------------------------------------ public
     def candidates(self, text: str) -> tuple[int, ...]:
         """Indices of the rules that can possibly match ``text``, in table order."""
-        return self._plan_for(text, self._keys.intersection(text_tokens(text))).candidates
+        tokens = text_tokens(text)
+        if not text.isascii():
+            tokens += self._foreign_in(text)
+        return self._plan_for(text, self._keys.intersection(tokens)).candidates
 
     def match(self, text: str) -> TextMatch | None:
         """The first rule in table order that matches ``text``, or ``None``."""
-        translated = (
-            # ASCII text: its UTF-8 bytes are the same, and the default codec needs no lookup
-            text.encode().translate(TOKEN_TABLE) if text.isascii() else translate(text)
-        )
-        tokens = translated.split()
+        if text.isascii():
+            # its UTF-8 bytes are the same, and the default codec needs no lookup
+            translated = text.encode().translate(TOKEN_TABLE)
+            tokens = translated.split()
+        else:
+            translated = translate(text)
+            tokens = translated.split()
+            tokens += self._foreign_in(text)
         if self.exact and self.tokens.isdisjoint(tokens):
             return None  # the fast negative path: most log lines end here
         hits = self._seen.intersection(tokens)
@@ -253,6 +275,17 @@ class TextMatcher:
         return TextMatch(self._rule_of[found.lastgroup or ""], found)
 
     # ------------------------------------------------------------------ internals
+    def _foreign_in(self, text: str) -> list[bytes]:
+        """The non-ASCII trigger tokens ``text`` contains (as substrings)."""
+        if self._foreign_first is None:
+            return []
+        return [
+            token
+            for first in set(self._foreign_first.findall(text))
+            for token, run in self._foreign[first]
+            if run in text
+        ]
+
     def _plan_for(self, text: str, hits: frozenset[bytes]) -> _Plan:
         return self._plan(self._plan_key(text, hits))
 

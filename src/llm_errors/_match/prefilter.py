@@ -16,6 +16,15 @@ over: a non-ASCII character is a separator, except the few that IGNORECASE
 equates with an ASCII letter (the Kelvin sign, the long s, the dotted and dotless
 i), which are folded first.
 
+A wording with no ASCII word at all (a Chinese provider's ``请求过于频繁``) still gets
+triggers: an expansion's runs of at least two literal *caseless* non-ASCII
+characters (Unicode letters without case, such as CJK ideographs and kana, and
+punctuation) are tokens too, preferred to its ASCII words. Such a token is looked
+for as a substring, and only in non-ASCII text (``is_foreign``): ASCII text cannot
+hold it, so a rule it triggers costs the ASCII path nothing. Caseless characters
+match only themselves under IGNORECASE, so the substring test is as sound as the
+word test.
+
 The analysis walks the pattern's parse tree (the standard library's ``re``
 parser, which reads the syntax our rules use), expands literal alternatives, and
 keeps a run of word characters only when both sides are provably separators:
@@ -28,6 +37,7 @@ means "always try this rule": slower, never wrong. When a pattern uses syntax th
 from __future__ import annotations
 
 import itertools
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -43,6 +53,7 @@ __all__ = [
     "TOKEN_TABLE",
     "Triggers",
     "derive_triggers",
+    "is_foreign",
     "lowered",
     "text_tokens",
     "translate",
@@ -59,6 +70,10 @@ _MAX_EXPANSIONS: Final = 512
 _MAX_CLASS_LITERALS: Final = 10
 _MAX_RANGE: Final = 16
 _MIN_SUBSTRING: Final = 3
+#: The shortest run of caseless non-ASCII characters taken as a token (one ideograph
+#: alone is too frequent a word to narrow anything).
+_MIN_FOREIGN: Final = 2
+_FOREIGN_WEIGHT: Final = 3
 
 # Characters that IGNORECASE matching can equate with an ASCII letter.
 _FOLD_TO_ASCII: Final = {0x017F: "s", 0x0130: "i", 0x0131: "i", 0x212A: "k"}
@@ -268,6 +283,11 @@ def text_tokens(text: str) -> list[bytes]:
     return translate(text).split()
 
 
+def is_foreign(token: str) -> bool:
+    """Whether a trigger token is a run of non-ASCII characters (found as a substring)."""
+    return not token.isascii()
+
+
 def lowered(text: str) -> str:
     """``text`` lower-cased the way trigger substrings are (IGNORECASE-safe)."""
     return text.translate(_FOLD_TO_ASCII).lower()
@@ -278,10 +298,12 @@ class Triggers:
     r"""What a line must contain for a rule to have a chance, and where a match starts.
 
     ``tokens`` (or, failing that, ``substrings``) are necessary: every match of the
-    rule contains one of them. Both empty means the rule must always be tried.
-    ``anchors`` are the tokens a match always *starts* with (after ``\b``); when a
-    rule has them, it only needs to be tried where one of them starts, instead of
-    being searched for along the whole line. Empty means the rule must be searched.
+    rule contains one of them. Both empty means the rule must always be tried. A
+    token is a whole ASCII word, or (:func:`is_foreign`) a run of caseless non-ASCII
+    characters that the text must contain as a substring. ``anchors`` are the
+    tokens a match always *starts* with (after ``\b``); when a rule has them, it
+    only needs to be tried where one of them starts, instead of being searched for
+    along the whole line. Empty means the rule must be searched.
     ``ways`` refine both: one per expansion of the pattern (its literal
     alternatives multiplied out), the token that expansion's matches start with
     (``None`` if unknown) and *all* the tokens they contain. A line can match only
@@ -453,6 +475,28 @@ def _tokens_of(expansion: tuple[str, ...]) -> list[str]:
     return tokens
 
 
+def _caseless_foreign(symbol: str) -> bool:
+    """A literal non-ASCII character IGNORECASE matches only by itself: no case, no fold."""
+    if len(symbol) != 1 or symbol.isascii() or ord(symbol) in _FOLD_TO_ASCII:
+        return False
+    category = unicodedata.category(symbol)
+    return category == "Lo" or category[0] == "P"
+
+
+def _foreign_of(expansion: tuple[str, ...]) -> list[str]:
+    """The runs of caseless non-ASCII literals of an expansion, long enough to be tokens."""
+    runs: list[str] = []
+    current: list[str] = []
+    for sym in (*expansion, _ANY):
+        if _caseless_foreign(sym):
+            current.append(sym)
+            continue
+        if len(current) >= _MIN_FOREIGN:
+            runs.append("".join(current))
+        current = []
+    return runs
+
+
 def _substrings_of(expansion: tuple[str, ...]) -> list[str]:
     runs: list[str] = []
     current: list[str] = []
@@ -467,6 +511,8 @@ def _substrings_of(expansion: tuple[str, ...]) -> list[str]:
 
 
 def _score(token: str) -> int:
+    if is_foreign(token):  # an ideograph carries about a word, and ASCII text never has it
+        return _FOREIGN_WEIGHT * len(token)
     return len(token) - (100 if token in COMMON else 0)
 
 
@@ -508,7 +554,7 @@ def derive_triggers(pattern: str) -> Triggers:
     best_tokens: set[str] = set()
     ways: set[tuple[str | None, frozenset[str]]] = set()
     for expansion in expansions:
-        tokens = _tokens_of(expansion)
+        tokens = [*_tokens_of(expansion), *_foreign_of(expansion)]
         if not tokens:
             break
         best_tokens.add(max(tokens, key=_score))

@@ -305,6 +305,31 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "zh.moderation",
+        ErrorCode.CONTENT_FILTER,
+        r"不安全或敏感内容|敏感(?:内容|信息|词)|审核不通过|涉嫌违规",
+        "Chinese providers' moderation refusals in their own words (Zhipu 1301 'unsafe or "
+        "sensitive content', iFlytek Spark 'review not passed'): a content block, whatever "
+        "the status.",
+        (
+            _ex(
+                "[1301][系统检测到输入或生成内容可能包含不安全或敏感内容]"
+                "（Trace: 2026090500202657dce70195f34fdd）",
+                "zai-org/feedback#516",
+            ),
+            _ex(
+                'Exception in thread "OkHttp Dispatcher" io.github.briqt.spark4j.exception.Spar'
+                "kException: 讯飞星火api连接异常：输入内容审核不通过，涉嫌违规，请重新调整输入内容",
+                "briqt/xunfei-spark4j#3",
+            ),
+            _ex(
+                "io.github.briqt.spark4j.exception.SparkException: "
+                "输出内容涉及敏感信息，审核不通过，后续结果无法展示给用户",
+                "briqt/xunfei-spark4j#7",
+            ),
+        ),
+    ),
+    Rule(
         "bedrock.guardrail",
         ErrorCode.CONTENT_FILTER,
         r"\bViolated guardrail policy\b|\bguardrail[_ ]intervened\b|\bguardrail blocked\b|"
@@ -441,6 +466,21 @@ RULES: tuple[Rule, ...] = (
                 "402 Prompt tokens limit exceeded: 23229 > 14796. To increase, visit https:"
                 "//openrouter.ai/settings/credits and upgrade to a paid account",
                 "continuedev/continue#11584",
+            ),
+        ),
+    ),
+    Rule(
+        "zh.quota-balance",
+        ErrorCode.QUOTA_EXCEEDED,
+        r"额度不足|余额不足|已欠费|请充值|额度(?:已)?(?:用尽|用完|耗尽)",
+        "Chinese providers and relays: quota or balance used up, account in arrears (Zhipu "
+        "1113 '欠费', one-api/new-api '额度不足', '额度已用尽'): top up, not retry, "
+        "even under 429.",
+        (
+            _ex(
+                'Error code: 429, with error text {"error":{"code":"1113",'
+                '"message":"您的账户已欠费，请充值后重试。"}}',
+                "langgenius/dify#5850",
             ),
         ),
     ),
@@ -630,6 +670,28 @@ RULES: tuple[Rule, ...] = (
             _ex(
                 "invalid_grant: Invalid refresh token",
                 "pingdotgg/t3code#579",
+            ),
+        ),
+    ),
+    Rule(
+        "zh.auth-failure",
+        ErrorCode.AUTH,
+        r"认证失败|鉴权失败|身份验证|認証できません|无权限|无效的令牌|未提供令牌"
+        r"|令牌(?:已过期|无效|已被禁用|状态不可用|验证失败)",
+        "Chinese and Japanese authentication failures and permission denials (Roo Code's "
+        "401/403 notices, DeepSeek '认证失败', new-api '无效的令牌'): fix the credentials.",
+        (
+            _ex(
+                "无法向提供商进行身份验证。请检查您的 API 密钥配置。",
+                "RooCodeInc/Roo-Code:webview-ui/src/i18n/locales/zh-CN/chat.json",
+            ),
+            _ex(
+                "无权限。您的 API 密钥有效，但提供商拒绝完成此请求。",
+                "RooCodeInc/Roo-Code:webview-ui/src/i18n/locales/zh-CN/chat.json",
+            ),
+            _ex(
+                "プロバイダーで認証できませんでした。API キーの設定を確認してください。",
+                "RooCodeInc/Roo-Code:webview-ui/src/i18n/locales/ja/chat.json",
             ),
         ),
     ),
@@ -1045,6 +1107,41 @@ RULES: tuple[Rule, ...] = (
                 "generate_content_free_tier_requests, limit: 0, model: gemini-2.0-flash\n"
                 "Please retry in 7.967587226s.",
                 "continuedev/continue#10066",
+            ),
+        ),
+    ),
+    Rule(
+        "zh.rate-limit",
+        ErrorCode.RATE_LIMIT,
+        r"(?:请求|访问|调用)(?:过于|太|过)频繁|负载已饱和|并发数?(?:过高|超限|超过限制)|频率过高"
+        r"|已达到速率限制|速率超过限制|超过速率限制|触发了?限流|访问量过大"
+        r"|请\s{0,2}\d{1,4}\s{0,2}(?:秒|s|分钟)\s{0,2}后(?:再试|重试)",
+        "Chinese throttle wordings of relays and providers: requests too frequent, one-api/"
+        "new-api 'upstream load saturated, try later' (even under its billing_not_active type, "
+        "hence above quota.billing), Zhipu 1302/1305 (concurrency or rate too high), 'retry "
+        "in N seconds'.",
+        (
+            _ex("请求过于频繁，请5s后再试。", "GaiZhenbiao/ChuanhuChatGPT#555"),
+            _ex(
+                "429 当前分组上游负载已饱和，请稍后再试 "
+                "(request id: 20250423020142736330894dLoIRrS6)",
+                "QuantumNous/new-api#991",
+            ),
+            _ex(
+                '{\n  "error": {\n    "message": '
+                '"当前分组负载已饱和，请稍后再试，或升级账户以提升服务质量。",\n'
+                '    "type": "billing_not_active",\n    "param": "",\n'
+                '    "code": "billing_not_active"\n  }\n}',
+                "songquanpeng/one-api#330",
+            ),
+            _ex(
+                "您当前使用该API的并发数过高，请降低并发，或联系客服增加限额。",
+                "anomalyco/opencode#9789",
+            ),
+            _ex(
+                "Stream error after retries: kimi-k2.5 账号队列超时: "
+                "所有可用账号暂时不可用，请 78 秒后重试",
+                "dwgx/WindsurfAPI#160",
             ),
         ),
     ),
@@ -2030,11 +2127,10 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "abort.by-user",
         ErrorCode.ABORTED,
-        r"(?:\b(?:cancell?ed|canceled|aborted|interrupted|stopped)\s+by\s+(?:the\s+|another"
-        r"\s+)?(?:user|client|caller|application)\b|\b(?:user|you)\s+(?:has\s+|have\s+)?(?:"
-        r"cancell?ed|canceled|aborted|interrupted)\b|\bwe interrupted\b|\buser doesn't want"
-        r" to proceed\b|\buser_cancell?ed\b)(?<!time(?:d[ -]?)?out[\s\S]{0,300})(?![\s\S]{0"
-        r",300}time(?:d[ -]?)?out)",
+        r"(?:\b(?:cancell?ed|canceled|aborted|interrupted|stopped)\s+by\s+(?:the\s+|another\s+"
+        r")?(?:user|client|caller|application)\b|\b(?:user|you)\s+(?:has\s+|have\s+)?(?:cancel"
+        r"l?ed|canceled|aborted|interrupted)\b|\bwe interrupted\b|\buser doesn't want to proce"
+        r"ed\b|\buser_cancell?ed\b)",
         "A cancel or interrupt attributed to the user/client (agent UIs, SDKs, servers logg"
         "ing the client's cancel): ABORTED, addition 2.",
         (
@@ -2053,21 +2149,34 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "zh.user-cancel",
+        ErrorCode.ABORTED,
+        r"被用户[^\n]{0,8}?(?:中断|取消|中止|停止)|用户(?:已)?(?:取消|中断|中止)",
+        "Chinese agent-UI notices that the user stopped or interrupted the task or the "
+        "response (Roo Code): a cancellation on our side, ABORTED.",
+        (
+            _ex("响应被用户中断", "RooCodeInc/Roo-Code:src/i18n/locales/zh-CN/common.json"),
+            _ex(
+                "任务错误：它已被用户停止并取消。",
+                "RooCodeInc/Roo-Code:src/i18n/locales/zh-CN/common.json",
+            ),
+        ),
+    ),
+    Rule(
         "abort.notice",
         ErrorCode.ABORTED,
-        "(?:\\b(?:request|response|stream|generation|turn|conversation|reply|completion|cha"
-        "t|tool call|tool execution|tool use|tool|compaction|login|subagent|delay|model inv"
-        "ocation|execution|command|OAuth flow|run)\\s+(?:was\\s+|has been\\s+|is\\s+)?(?:ca"
-        "ncell?ed|canceled|aborted)\\b(?=\\s*(?:[.!\\]\\\"')]|$|before\\b|-|\\W+Returning))"
-        "|\\b(?:request|response|turn|conversation|reply|task|tool call|tool execution|OAut"
-        "h flow)\\s+(?:was\\s+|has been\\s+)?interrupted\\b(?=\\s*(?:[.!\\]\\\"')]|$|before"
-        "\\b|-|\\W+tell\\b))|^\\W{0,8}(?:operation|stream)\\s+(?:cancell?ed|canceled|aborte"
-        "d)\\b\\W*$|^\\W{0,8}(?-i:Cancell?ed|Canceled|Aborted|Interrupted)\\b(?=\\W*$|\\s*·"
-        ")|\\bsignal is aborted without reason\\b)(?<!time(?:d[ -]?)?out[\\s\\S]{0,300})(?!"
-        "[\\s\\S]{0,300}time(?:d[ -]?)?out)",
+        r"(?:\b(?:request|response|stream|generation|turn|conversation|reply|completion|chat|t"
+        r"ool call|tool execution|tool use|tool|compaction|login|subagent|delay|model invocati"
+        r"on|execution|command|OAuth flow|run)\s+(?:was\s+|has been\s+|is\s+)?(?:cancell?ed|ca"
+        "nceled|aborted)\\b(?=\\s*(?:[.!\\]\\\"')]|$|before\\b|-|\\W+Returning))|\\b(?:request|respon"
+        r"se|turn|conversation|reply|task|tool call|tool execution|OAuth flow)\s+(?:was\s+|has"
+        " been\\s+)?interrupted\\b(?=\\s*(?:[.!\\]\\\"')]|$|before\\b|-|\\W+tell\\b))"
+        "|^\\W{0,8}(?:opera"
+        r"tion|stream)\s+(?:cancell?ed|canceled|aborted)\b\W*$|^\W{0,8}(?-i:Cancell?ed|Cancele"
+        r"d|Aborted|Interrupted)\b(?=\W*$|\s*·)|\bsignal is aborted without reason\b)",
         "UI/SDK notices that a request, turn or tool call was cancelled, aborted or interru"
-        "pted, as a whole message (no timeout named; 'operation was cancelled' from a backe"
-        "nd is left alone).",
+        "pted, as a whole message ('operation was cancelled' from a backend is left alone; "
+        "a timeout named as the cause is decided by the timeout rules ranked above).",
         (
             _ex(
                 "Request cancelled.",
@@ -2087,12 +2196,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "abort.interrupt-names",
         ErrorCode.ABORTED,
-        r"(?:(?-i:\bKeyboardInterrupt\b|\bResponseAborted\b|\bMessageAbortedError\b)|\^C ag"
-        r"ain to exit\b|\bAborted request\b(?!\s+due to)|\bdisconnected from the client sid"
-        r"e\b|\bClient disconnected\W{1,3}(?:Stopping|cancell?ing)\b|\bdue to client closin"
-        r"g the connection\b|\b(?:requested cancell?ing|cancell?ed) generation\b|\bcancel t"
-        r"ask, id_task\b)(?<!time(?:d[ -]?)?out[\s\S]{0,300})(?![\s\S]{0,300}time(?:d[ -]?)"
-        r"?out)",
+        r"(?:(?-i:\bKeyboardInterrupt\b|\bResponseAborted\b|\bMessageAbortedError\b)|\^C again"
+        r" to exit\b|\bAborted request\b(?!\s+due to)|\bdisconnected from the client side\b|\b"
+        r"Client disconnected\W{1,3}(?:Stopping|cancell?ing)\b|\bdue to client closing the con"
+        r"nection\b|\b(?:requested cancell?ing|cancell?ed) generation\b|\bcancel task, id_task"
+        r"\b)",
         "Caller-side interruption names and server logs of a client that went away (Keyboar"
         "dInterrupt, ^C, Next.js ResponseAborted, vLLM/SGLang/LM Studio/Ollama/llama.cpp).",
         (
@@ -2932,10 +3040,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "capacity.exhausted",
         ErrorCode.RATE_LIMIT,
-        r"\b(?:exhausted your capacity on this model|(?:model|service|server) is (?:current"
-        r"ly |temporarily )?at capacity|Capacity temporarily exceeded|out of capacity|exper"
-        r"iencing high traffic|Resource exhausted\. Please try again later)\b(?<!(?:\b50[02"
-        r"3]|UNAVAILABLE)\b[^\n]{0,160})",
+        r"\b(?:exhausted your capacity on this model|(?:model|service|server) is (?:currently "
+        r"|temporarily )?at capacity|Capacity temporarily exceeded|out of capacity|experiencin"
+        r"g high traffic|Resource exhausted\. Please try again later)\b",
         "Capacity exhaustion that says try again (Gemini Code Assist 'exhausted your capaci"
         "ty' with a reset in seconds, Codex 'at capacity', Workers AI 3040): RATE_LIMIT (po"
         "licy addition 7); a reset over an hour still becomes QUOTA_EXCEEDED (policy.long-r"

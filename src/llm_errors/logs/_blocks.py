@@ -58,11 +58,21 @@ class LineFilter:
     """One Hyperscan database: reports the end of each line that may hold an error."""
 
     def __init__(self, hyperscan: Any, tokens: Iterable[bytes]) -> None:
-        words = b"|".join(re.escape(token) for token in sorted(tokens))
+        tokens = sorted(tokens)
+        ascii_tokens = [token for token in tokens if token.isascii()]
+        words = b"|".join(re.escape(token) for token in ascii_tokens)
         hints = "|".join(re.escape(hint) for hint in _MARKER_HINTS).encode()
+        # A non-ASCII token (UTF-8, caseless) is found as a substring, as the matcher does.
+        foreign = b"".join(
+            b"|" + b"".join(b"\\x%02x" % byte for byte in token)
+            for token in tokens
+            if not token.isascii()
+        )
         # One pattern, reported once per line at its end: ``[^\n]*$`` runs to the line
         # end, and Hyperscan reports each end offset of a pattern once.
-        pattern = rb"(?:(?i:\b(?:" + words + rb")\b)|" + hints + rb"|" + _SPECIAL + rb")[^\n]*$"
+        pattern = (
+            rb"(?:(?i:\b(?:" + words + rb")\b)" + foreign + rb"|" + hints + rb"|" + _SPECIAL
+        ) + rb")[^\n]*$"
         self._database = hyperscan.Database()
         self._database.compile(
             expressions=[pattern], ids=[0], elements=1, flags=[hyperscan.HS_FLAG_MULTILINE]

@@ -52,6 +52,8 @@ def test_blocks_give_the_lines_and_cuts_of_line_reading(data, limit, size):
         pytest.param(b'  {"level": "info"}', True, id="json-after-space"),
         pytest.param(b"INFO \x1b[31mred\x1b[0m", True, id="ansi"),
         pytest.param(b"INFO caf\xc3\xa9", False, id="non-ascii-inside"),
+        pytest.param("INFO 请求过于频繁".encode(), True, id="non-ascii-trigger"),
+        pytest.param("INFO 请求已完成".encode(), False, id="non-ascii-no-trigger"),
         pytest.param(b"\xc2\xa0{}", True, id="non-ascii-first"),
         pytest.param(b"INFO \xe2\x84\xaaelvin", True, id="kelvin-sign"),
         pytest.param(b"Traceback (most recent call last):", True, id="traceback"),

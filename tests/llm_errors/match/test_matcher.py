@@ -11,6 +11,8 @@ from llm_errors._rules.status import status_from_text
 
 MATCHER = Classifier()._matcher
 FRAGMENTS = [example.text for rule in RULES for example in rule.examples]
+#: Pieces of Chinese wordings (new-api's throttle notice, Roo Code's cancel), to recombine.
+CJK = ["请求", "过于频繁", "被用户", "\uff0c", "负载已饱和"]
 
 
 def first_rule_by_loop(text):
@@ -55,7 +57,18 @@ def test_agrees_with_the_loop_on_mixtures(parts):
             st.sampled_from(FRAGMENTS),
             st.text(alphabet=" :=[]{}_-./abcdekmorstuxz0123459\n", max_size=20),
             # characters IGNORECASE equates with ASCII letters, and other non-ASCII text
-            st.sampled_from(["\u212a", "\u017f", "\u0130", "\u0131", "\u2019", "\u00e9", "\u0663"]),
+            st.sampled_from(
+                [
+                    "\u212a",
+                    "\u017f",
+                    "\u0130",
+                    "\u0131",
+                    "\u2019",
+                    *CJK,
+                    "\u00e9",
+                    "\u0663",
+                ]
+            ),
         ),
         max_size=5,
     ),
@@ -135,6 +148,22 @@ def test_rules_with_only_substring_triggers():
     found = matcher.match("the PIPE-BROKE again")
     assert found is not None
     assert found.matched == "PIPE-BROKE"
+
+
+def test_rules_with_only_non_ascii_triggers():
+    """A rule worded in Chinese keeps the prefilter exact: ASCII lines never try it."""
+    rule = Rule("acme.zh", ErrorCode.RATE_LIMIT, r"请求(?:过于|太)频繁|负载已饱和", "Ours.")
+    matcher = TextMatcher((rule, *RULES))
+    assert matcher.exact
+    assert matcher.triggers[0].tokens == {"请求过于频繁", "请求太频繁", "负载已饱和"}
+    assert 0 not in matcher.candidates("429 Too Many Requests")
+    assert 0 in matcher.candidates("当前分组上游负载已饱和")
+    assert TextMatcher((rule,)).candidates("当前分组上游负载 已饱和") == ()
+    # new-api's throttle notice (QuantumNous/new-api#991): the rule wins over the 429
+    found = matcher.match("429 当前分组上游负载已饱和\uff0c请稍后再试")
+    assert found is not None
+    assert (found.index, found.matched) == (0, "负载已饱和")
+    assert matcher.match("负载 已饱和") is None
 
 
 def test_empty_text():

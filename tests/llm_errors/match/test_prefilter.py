@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from llm_errors import RULES
 from llm_errors._match.matcher import FLAGS, TextMatcher
-from llm_errors._match.prefilter import derive_triggers, text_tokens, translate
+from llm_errors._match.prefilter import derive_triggers, is_foreign, text_tokens, translate
 
 
 @pytest.mark.parametrize(
@@ -43,6 +43,40 @@ def test_derived_tokens_and_anchors(pattern, tokens, anchors):
     triggers = derive_triggers(pattern)
     assert set(triggers.tokens) == tokens
     assert set(triggers.anchors) == anchors
+
+
+@pytest.mark.parametrize(
+    ("pattern", "tokens"),
+    [
+        pytest.param(
+            r"(?:请求|调用)(?:过于|太)频繁|负载已饱和",
+            {"请求过于频繁", "请求太频繁", "调用过于频繁", "调用太频繁", "负载已饱和"},
+            id="alternatives",
+        ),
+        pytest.param(r"被用户[^\n]{1,8}?中断", {"被用户"}, id="run-before-a-gap"),
+        pytest.param("令牌\uff1a\\s+无效", {"令牌\uff1a"}, id="punctuation-in-the-run"),
+        pytest.param(
+            r"\bErrno\s+121\b[^\n]{0,200}?信号灯超时", {"信号灯超时"}, id="preferred-to-ascii"
+        ),
+    ],
+)
+def test_caseless_non_ascii_runs_are_tokens(pattern, tokens):
+    """A run of two or more caseless non-ASCII literals (CJK, kana, punctuation) is a token."""
+    triggers = derive_triggers(pattern)
+    assert set(triggers.tokens) == tokens
+    assert all(is_foreign(token) for token in tokens)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        pytest.param(r"\béchec\b", id="cased-letters"),
+        pytest.param(r"用[^\n]中", id="single-characters"),
+    ],
+)
+def test_other_non_ascii_literals_are_not_tokens(pattern):
+    """Letters with case (IGNORECASE equates É and é) and lone characters are not tokens."""
+    assert not any(is_foreign(token) for token in derive_triggers(pattern).tokens)
 
 
 @pytest.mark.parametrize(
@@ -110,6 +144,12 @@ SEARCHED = frozenset(
         "auth.status-forms",
         "net.io-timeout",
         "litellm.connection-error",
+        # worded in Chinese: triggered by their CJK runs, in non-ASCII lines only
+        "zh.moderation",
+        "zh.quota-balance",
+        "zh.auth-failure",
+        "zh.rate-limit",
+        "zh.user-cancel",
     }
 )
 
@@ -151,13 +191,20 @@ def test_ignorecase_equivalents_are_folded():
 
 
 FRAGMENTS = [example.text for rule in RULES for example in rule.examples]
+#: Pieces of Chinese wordings (new-api's throttle notice, Roo Code's cancel), to recombine.
+CJK = ["请求", "过于频繁", "被用户", "\uff0c", "负载已饱和"]
 COMPILED = [
     (rule, regex.compile(rule.pattern, FLAGS), derive_triggers(rule.pattern).ways) for rule in RULES
 ]
 
 
+FOREIGN = {
+    token for _, _, ways in COMPILED for _, tokens in ways for token in tokens if is_foreign(token)
+}
+
+
 def _whole_tokens(text):
-    return {token.decode() for token in text_tokens(text)}
+    return {token.decode() for token in text_tokens(text)} | {t for t in FOREIGN if t in text}
 
 
 @settings(deadline=None)
@@ -166,7 +213,18 @@ def _whole_tokens(text):
         st.one_of(
             st.sampled_from(FRAGMENTS),
             st.text(alphabet=" :=[]{}()\"'_-.,/abcdefghijklmnopqrstuvwxyz0123456789", max_size=20),
-            st.sampled_from(["\u212a", "\u017f", "\u0130", "\u2019", "\u00e9", "\n", "\t"]),
+            st.sampled_from(
+                [
+                    "\u212a",
+                    "\u017f",
+                    "\u0130",
+                    "\u2019",
+                    *CJK,
+                    "\u00e9",
+                    "\n",
+                    "\t",
+                ]
+            ),
         ),
         max_size=4,
     ),
@@ -199,7 +257,17 @@ def _matching_rules(text):
         st.one_of(
             st.sampled_from(FRAGMENTS),
             st.text(alphabet=" :=[]{}()\"'_-.,/abcdefghijklmnopqrstuvwxyz0123456789", max_size=20),
-            st.sampled_from(["\u212a", "\u017f", "\u0130", "\u2019", "\n", "\t"]),
+            st.sampled_from(
+                [
+                    "\u212a",
+                    "\u017f",
+                    "\u0130",
+                    "\u2019",
+                    *CJK,
+                    "\n",
+                    "\t",
+                ]
+            ),
         ),
         max_size=4,
     ),
