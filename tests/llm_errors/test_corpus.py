@@ -24,10 +24,15 @@ TEXT_LIMIT = 2000
 
 #: The floor: the share of the corpus classified to its label's exact code, and the share
 #: whose retryability agrees. A change that lowers either fails. Exact meets its 97 %
-#: target; retryable agreement is 98.8 % against a 99 % target (the Chinese relay
-#: wordings need rules the token prefilter can trigger on: see docs/classifier.md).
-EXACT_FLOOR = 0.97
-RETRY_FLOOR = 0.985
+#: target (97.5 % with the fresh files); retryable agreement is 98.8 % against a 99 %
+#: target (the Chinese relay wordings need rules the token prefilter can trigger on:
+#: see docs/classifier.md).
+EXACT_FLOOR = 0.974
+RETRY_FLOOR = 0.988
+#: The files of strings collected after the rules were written (measured at 82.9 % exact
+#: before any rule was written from them), and their own exact floor.
+FRESH_FILES = ("fresh_a.jsonl", "fresh_b.jsonl")
+FRESH_EXACT_FLOOR = 0.95
 
 
 def _accuracy():
@@ -83,6 +88,16 @@ def test_corpus_is_classified_at_least_as_well_as_the_floor():
     wrong = [v.entry.id for v in verdicts if not v.retry_agrees]
     assert exact >= EXACT_FLOOR, f"exact {exact:.1%} below {EXACT_FLOOR:.0%}"
     assert retry >= RETRY_FLOOR, f"retry {retry:.1%} below {RETRY_FLOOR:.0%}; {wrong[:40]}"
+
+
+def test_fresh_files_are_classified_at_least_as_well_as_their_floor():
+    """The strings collected after the rules keep their own exact floor, misses listed."""
+    ids = {record["id"] for name, _, record in RECORDS if name in FRESH_FILES}
+    verdicts = [v for v in ACCURACY.judge(ACCURACY.load(CORPUS)) if v.entry.id in ids]
+    assert len(verdicts) == len(ids) > 300
+    exact = ACCURACY.share(verdicts, "exact")
+    wrong = [v.entry.id for v in verdicts if not v.exact]
+    assert exact >= FRESH_EXACT_FLOOR, f"exact {exact:.1%} below {FRESH_EXACT_FLOOR:.0%}; {wrong}"
 
 
 def test_held_out_fifth_is_chosen_by_source():
