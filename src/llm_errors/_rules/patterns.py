@@ -2248,7 +2248,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "timeout.after-duration",
         ErrorCode.TIMEOUT,
-        r"\btimeout after \d+(?:\.\d+)?\s?(?:ms|s|seconds?|milliseconds?)\b",
+        r"\btimeout after \d+(?:\.\d+)?\s?(?:ms|s|seconds?|milliseconds?)\b"
+        r"(?<!\b(?:with|set|use|using|configured|a|new) timeout after [^\n]{1,20})",
         "A client's own timer named with its duration ('timeout after 120002ms'), also "
         "when an abort follows it: a timeout named as the cause (docs/errors.md, policy "
         "11).",
