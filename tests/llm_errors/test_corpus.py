@@ -24,9 +24,13 @@ TEXT_LIMIT = 2000
 
 #: The floor: the share of the corpus classified to its label's exact code, and the share
 #: whose retryability agrees. A change that lowers either fails. Both meet their targets
-#: (97 % and 99 %): 98.4 % and 99.5 % with the Chinese rules (docs/classifier.md).
-EXACT_FLOOR = 0.984
+#: (97 % and 99 %) on the whole corpus, the fresh files included (docs/classifier.md).
+EXACT_FLOOR = 0.985
 RETRY_FLOOR = 0.995
+#: The files of strings collected after the rules were written (measured at 82.9 % exact
+#: before any rule was written from them), and their own exact floor.
+FRESH_FILES = ("fresh_a.jsonl", "fresh_b.jsonl")
+FRESH_EXACT_FLOOR = 0.95
 
 
 def _accuracy():
@@ -82,6 +86,16 @@ def test_corpus_is_classified_at_least_as_well_as_the_floor():
     wrong = [v.entry.id for v in verdicts if not v.retry_agrees]
     assert exact >= EXACT_FLOOR, f"exact {exact:.2%} below {EXACT_FLOOR:.1%}"
     assert retry >= RETRY_FLOOR, f"retry {retry:.2%} below {RETRY_FLOOR:.1%}; {wrong[:40]}"
+
+
+def test_fresh_files_are_classified_at_least_as_well_as_their_floor():
+    """The strings collected after the rules keep their own exact floor, misses listed."""
+    ids = {record["id"] for name, _, record in RECORDS if name in FRESH_FILES}
+    verdicts = [v for v in ACCURACY.judge(ACCURACY.load(CORPUS)) if v.entry.id in ids]
+    assert len(verdicts) == len(ids) > 300
+    exact = ACCURACY.share(verdicts, "exact")
+    wrong = [v.entry.id for v in verdicts if not v.exact]
+    assert exact >= FRESH_EXACT_FLOOR, f"exact {exact:.1%} below {FRESH_EXACT_FLOOR:.0%}; {wrong}"
 
 
 def test_held_out_fifth_is_chosen_by_source():

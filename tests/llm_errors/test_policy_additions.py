@@ -1,4 +1,4 @@
-"""The policy rules 9 to 22 of ``docs/errors.md``, each on real strings from the corpus.
+"""The policy rules 9 to 22 of ``docs/errors.md`` (and later points of 2), each on real strings.
 
 The strings are read from ``tests/llm_errors/corpus`` by id, so each case is a message
 seen in public and its label is the one the corpus gives it.
@@ -31,10 +31,16 @@ CASES = [
     ("10-client-went-away", "aborted-vllm-001", ErrorCode.ABORTED),
     ("11-dotnet-timeout", "timeout-dotnet-001", ErrorCode.TIMEOUT),
     ("11-axios-timeout", "timeout-claudecode-001", ErrorCode.TIMEOUT),
+    ("2-free-tier-day", "freshb-044", ErrorCode.QUOTA_EXCEEDED),
     ("12-malformed-call", "cf-vertexai-002", ErrorCode.PROVIDER_ERROR),
+    ("12-output-over-bare-5xx", "freshb-106", ErrorCode.PROVIDER_ERROR),
+    ("12-tool-call-parse-500", "freshb-101", ErrorCode.PROVIDER_ERROR),
+    ("12-empty-accessor", "freshb-183", ErrorCode.PROVIDER_ERROR),
+    ("12-recitation", "freshb-035", ErrorCode.CONTENT_FILTER),
     ("13-proxy-budget", "q-litellm-001", ErrorCode.QUOTA_EXCEEDED),
     ("13-subscription-clock", "q-anthropic-007", ErrorCode.QUOTA_EXCEEDED),
     ("14-per-minute-quota", "ratelimit-gemini-001", ErrorCode.RATE_LIMIT),
+    ("14-request-over-tpm", "fresha-groq-075", ErrorCode.CONTEXT_OVERFLOW),
     ("15-capacity", "ratelimit-gemini-007", ErrorCode.RATE_LIMIT),
     ("16-overflow-under-500", "context-llamacpp-001", ErrorCode.CONTEXT_OVERFLOW),
     ("17-grpc-connect", "transport-googleapicore-001", ErrorCode.TRANSPORT),

@@ -50,6 +50,7 @@ KNOWN_MISSES = {
     "inv-azure-001": "the requested completion alone exceeds the window (policy 3)",
     "inv-openrouter-003": "the requested output alone equals the window (policy 3)",
     "inv-vllm-002": "the requested completion alone equals the window (policy 3)",
+    "freshb-060": "the requested completion alone fills the window (policy 3)",
     "server-portkey-001": "a gateway's 200 body 'Network connection lost.' reads as TRANSPORT",
     "invalid-letta-001": "a relay's 500 wrapping an upstream 400 reads as SERVER",
 }

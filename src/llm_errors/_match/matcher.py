@@ -159,17 +159,6 @@ class TextMatcher:
             for substring in triggers.substrings:
                 by_substring.setdefault(substring, set()).add(position)
         self._by_token = {token: frozenset(found) for token, found in by_token.items()}
-        # Non-ASCII tokens, found by substring search in non-ASCII text only: one scan for
-        # the characters they start with, then a search only for the tokens starting there.
-        by_first: dict[str, list[tuple[bytes, str]]] = {}
-        for key in sorted(by_token):
-            if is_foreign(run := key.decode()):
-                by_first.setdefault(run[0], []).append((key, run))
-        self._foreign = {first: tuple(runs) for first, runs in by_first.items()}
-        # (the standard library's ``re``: faster than ``regex`` at this plain class scan)
-        self._foreign_first = (
-            re.compile("[" + "".join(map(re.escape, sorted(by_first))) + "]") if by_first else None
-        )
         self._by_substring = tuple((sub, frozenset(found)) for sub, found in by_substring.items())
         self._always = frozenset(i for i, triggers in enumerate(self.triggers) if triggers.always)
         self._anchors: tuple[frozenset[bytes], ...] = tuple(
@@ -198,6 +187,18 @@ class TextMatcher:
         # 4xx/5xx tokens are where a stated status may be.
         self._keys = self.tokens.union(
             *self._anchors, *(tokens for ways in self._ways for _, tokens in ways)
+        )
+        # Non-ASCII tokens (triggers and the words of every way),
+        # found by substring search in non-ASCII text only: one scan for
+        # the characters they start with, then a search only for the tokens starting there.
+        by_first: dict[str, list[tuple[bytes, str]]] = {}
+        for key in sorted(self._keys):
+            if is_foreign(run := key.decode()):
+                by_first.setdefault(run[0], []).append((key, run))
+        self._foreign = {first: tuple(runs) for first, runs in by_first.items()}
+        # (the standard library's ``re``: faster than ``regex`` at this plain class scan)
+        self._foreign_first = (
+            re.compile("[" + "".join(map(re.escape, sorted(by_first))) + "]") if by_first else None
         )
         self._seen = self._keys | _ERROR_STATUS_TOKENS
         self._no_rule = len(self.rules)

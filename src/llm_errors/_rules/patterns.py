@@ -153,6 +153,8 @@ def _spelled(numbers: str) -> str:
             r"(?<=\b(?:returned|responded with|received|got|(?:code|status) (?:was|of|is))"
             rf"[ ]\d{{3}})(?![ ]+{_UNITS})(?![.,]\d)"
         ),
+        # a status spelled in Chinese by relays and apps: "(状态码: 403)"
+        r"(?![.,]\d)(?<=状态码\W{0,3}\d{3})",
         # requests' "400 Client Error: Bad Request for url" after a log-line prefix
         r"[ ](?-i:Client|Server) Error:",
         # botocore's "An error occurred (401) when calling the Converse operation"
@@ -176,7 +178,7 @@ RULES: tuple[Rule, ...] = (
         "litellm.connection-error",
         ErrorCode.TRANSPORT,
         r"(?<=(?-i:[A-Z]\w{0,40}Exception) - )"
-        r"(?:Connection error\.|\[Errno 111\] Connection refused)",
+        r"(?:Connection error(?:\.|$)|\[Errno 111\] Connection refused)",
         "litellm names the provider's connection failure after its own wrapper class "
         "(APIError, InternalServerError); the inner words decide (docs/errors.md, policy 17).",
         (
@@ -185,6 +187,7 @@ RULES: tuple[Rule, ...] = (
                 "Connection error.",
                 "BerriAI/litellm#8700",
             ),
+            _ex("Litellm_proxyException - Connection error", "BerriAI/litellm#6667"),
         ),
     ),
     Rule(
@@ -214,6 +217,47 @@ RULES: tuple[Rule, ...] = (
                 "google.generativeai.types.generation_types.BlockedPromptException: prompt_"
                 "feedback { block_reason: OTHER }",
                 "google-gemini/deprecated-generative-ai-python#305",
+            ),
+        ),
+    ),
+    Rule(
+        "gemini.empty-response-accessor",
+        ErrorCode.PROVIDER_ERROR,
+        r"\bquick accessor (?:only works|requires)\b",
+        "The Gemini SDKs' accessor error for a response with no candidate or no part: "
+        "empty output (docs/errors.md, policy 12). It only points at where a block would "
+        "show; a block reason shown beside it decides first (gemini.block-reason).",
+        (
+            _ex(
+                "Invalid operation: The `response.text` quick accessor requires the "
+                "response to contain a valid `Part`, but none were returned. Please check "
+                "the `candidate.safety_ratings` to determine if the response was blocked.",
+                "google/generative-ai-docs#461",
+            ),
+            _ex(
+                "Invalid operation: The `response.parts` quick accessor requires a single "
+                "candidate, but none were returned. Please check the "
+                "`response.prompt_feedback` to determine if the prompt was blocked.",
+                "google-gemini/deprecated-generative-ai-python#526",
+            ),
+            _ex(
+                "The `response.text` quick accessor only works when the response contains "
+                "a valid `Part`, but none was returned. Check the "
+                "`candidate.safety_ratings` to see if the response was blocked.",
+                "danielmiessler/Fabric#748",
+            ),
+        ),
+    ),
+    Rule(
+        "gemini.recitation-block",
+        ErrorCode.CONTENT_FILTER,
+        r"\bblocked due to recitation\b",
+        "Gemini's RECITATION block in a relay's lower-case wording: output withheld by a "
+        "policy check is a filter, not an output failure (docs/errors.md, policy 12).",
+        (
+            _ex(
+                "candidate was blocked due to recitation",
+                "zuisong/gemini-openai-proxy#57",
             ),
         ),
     ),
@@ -274,6 +318,28 @@ RULES: tuple[Rule, ...] = (
             _ex(
                 "The model refused to complete the request",
                 "earendil-works/pi#7133",
+            ),
+        ),
+    ),
+    Rule(
+        "filter.policy-violation-variants",
+        ErrorCode.CONTENT_FILTER,
+        r"\bviolat(?:es?|ing)\s+(?:our |the |\w+ )?(?:\[(?:content|usage) polic(?:y|ies)\]|c"
+        r"ontent moderation\b)",
+        "A policy violation named with a linked policy ('may violate our [content "
+        "policy](…)') or a moderation API ('VIOLATES OPENAI CONTENT MODERATION API'): a "
+        "filter refusal.",
+        (
+            _ex(
+                "This content may violate our [content policy](https://openai.com/policies/"
+                "usage-policies). If you believe this to be in error, please [submit your "
+                "feedback](https://forms.gle/3gyAMj5r5rTEcgbs5) — your input will aid our "
+                "research in this area.",
+                "chatgpt-prompts/ChatGPT-Midjourney-Prompt-Generator#5",
+            ),
+            _ex(
+                "YOUR INPUT VIOLATES OPENAI CONTENT MODERATION API. PLEASE TRY AGAIN.",
+                "lm-sys/FastChat#99",
             ),
         ),
     ),
@@ -394,6 +460,20 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "plan.free-user-limit",
+        ErrorCode.QUOTA_EXCEEDED,
+        r"\bfree users? (?:can only use|account exceeded)\b",
+        "A free plan's entitlement ('Free users can only use GPT 4.1 or Auto as premium "
+        "models'): a plan cap (docs/errors.md, policy 13).",
+        (
+            _ex(
+                "Free users can only use GPT 4.1 or Auto as premium models (Request ID: "
+                "aff770c8-ef1b-46ac-bc4e-15b4f6c9ab8e)",
+                "agentcodee/cursor-free-everyday#22",
+            ),
+        ),
+    ),
+    Rule(
         "proxy.budget",
         ErrorCode.QUOTA_EXCEEDED,
         r"\bbudget has been exceeded\b|\bexceeded (?:the |your )?budget\b|\bcrossed budget"
@@ -485,6 +565,34 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "quota.account-standing",
+        ErrorCode.QUOTA_EXCEEDED,
+        r"\bmake sure your account is in good standing\b",
+        "DashScope's arrears wording ('Access denied, please make sure your account is in "
+        "good standing', code Arrearage): an unpaid account, not a key problem "
+        "(docs/errors.md, policy 13).",
+        (
+            _ex(
+                "SUM: **ERROR**: Access denied, please make sure your account is in good standing.",
+                "infiniflow/ragflow#1552",
+            ),
+        ),
+    ),
+    Rule(
+        "zhipu.api-daily-cap",
+        ErrorCode.QUOTA_EXCEEDED,
+        r"\bAPI ?已达今日调用次数限额",
+        "Zhipu's daily call cap for an API ('该 API 已达今日调用次数限额': today's calls "
+        "are used up): a daily window (docs/errors.md, policy 2); anchored on the ASCII "
+        "'API' it carries.",
+        (
+            _ex(
+                "该 API 已达今日调用次数限额,如有更多需求,请联系客服购买",
+                "https://docs.bigmodel.cn/cn/api/api-code",
+            ),
+        ),
+    ),
+    Rule(
         "quota.daily-window",
         ErrorCode.QUOTA_EXCEEDED,
         r"(?:\bquota_?id\W{1,4}\w{0,40}(?-i:PerDay)|-per-day\b|\bper\s+day\s+per\s+(?:user|"
@@ -513,6 +621,36 @@ RULES: tuple[Rule, ...] = (
                 "ception) when calling the Converse operation (reached max retries: 4): Too"
                 " many tokens per day, please wait before trying again.",
                 "minorun365/agent-book#29",
+            ),
+        ),
+    ),
+    Rule(
+        "gemini.free-tier-daily",
+        ErrorCode.QUOTA_EXCEEDED,
+        r"\bquota_?id\W{1,4}\w{0,60}(?-i:PerDay)\w{0,60}-FreeTier\b",
+        "Gemini's free-tier daily allocation (quota id …PerDay…-FreeTier) is spent for the "
+        "day whatever the short retry hint beside it says (docs/errors.md, policies 2 and "
+        "13).",
+        (
+            _ex(
+                "Invalid Gemini API key: [GoogleGenerativeAI Error]: Error fetching from "
+                "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash-l"
+                "ite:generateContent: [429 Too Many Requests] You exceeded your current "
+                "quota, please check your plan and billing details. For more information "
+                "on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits."
+                " To monitor your current usage, head to: https://ai.dev/rate-limit. \n* "
+                "Quota exceeded for metric: generativelanguage.googleapis.com/generate_cont"
+                "ent_free_tier_requests, limit: 20, model: gemini-2.5-flash-lite\nPlease "
+                'retry in 51.606482386s. [{"@type":"type.googleapis.com/google.rpc.Help'
+                '","links":[{"description":"Learn more about Gemini API '
+                'quotas","url":"https://ai.google.dev/gemini-api/docs/rate-limits"}]},'
+                '{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":'
+                '[{"quotaMetric":"generativelanguage.googleapis.com/generate_content_fre'
+                'e_tier_requests","quotaId":"GenerateRequestsPerDayPerProjectPerModel-F'
+                'reeTier","quotaDimensions":{"location":"global","model":"gemini-'
+                '2.5-flash-lite"},"quotaValue":"20"}]},{"@type":"type.googleapis.co'
+                'm/google.rpc.RetryInfo","retryDelay":"51s"}]',
+                "itcon-pty-au/stremio-ai-search#170",
             ),
         ),
     ),
@@ -551,6 +689,33 @@ RULES: tuple[Rule, ...] = (
                 "onfigure this behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment "
                 "variable.",
                 "anthropics/claude-code#18373",
+            ),
+        ),
+    ),
+    Rule(
+        "output.invalid-model-output",
+        ErrorCode.PROVIDER_ERROR,
+        r"\berror parsing tool call\b|\bThe model produced invalid content\b",
+        "Ollama failing to parse the model's tool call, OpenAI's model_error 'The model "
+        "produced invalid content': failures of the model's output, whose own wording "
+        "decides over a bare 5xx (docs/errors.md, policy 12).",
+        (
+            _ex(
+                "ollama._types.ResponseError: error parsing tool call: invalid character "
+                "']' after object key:value pair (status code: 500)",
+                "ollama/ollama#12064",
+            ),
+            _ex(
+                "An error occurred: Error code: 500 - {'error': {'message': 'The model "
+                "produced invalid content. Consider modifying your prompt if you are "
+                "seeing this error persistently.', 'type': 'model_error', 'param': None, "
+                "'code': None}}",
+                "microsoft/autogen#3247",
+            ),
+            _ex(
+                "openai.APIError: The model produced invalid content. Consider modifying "
+                "your prompt if you are seeing this error persistently",
+                "crewAIInc/crewAI#806",
             ),
         ),
     ),
@@ -608,6 +773,26 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "cloudflare.block-page",
+        ErrorCode.AUTH,
+        r"\bAttention Required! \| Cloudflare\b",
+        "Cloudflare's block page ('Attention Required! | Cloudflare', served as a 403): "
+        "the edge refuses the caller, and the same request does not pass on retry "
+        "(docs/errors.md, policy 9).",
+        (
+            _ex(
+                "{'error': {'message': '<!DOCTYPE html>\\n<!--[if lt IE 7]> <html "
+                'class="no-js ie6 oldie" lang="en-US"> <![endif]-->\\n<!--[if IE 7]>   '
+                ' <html class="no-js ie7 oldie" lang="en-US"> <![endif]-->\\n<!--[if '
+                'IE 8]>    <html class="no-js ie8 oldie" lang="en-US"> '
+                '<![endif]-->\\n<!--[if gt IE 8]><!--> <html class="no-js" '
+                'lang="en-US"> <!--<![endif]-->\\n<head>\\n<title>Attention Required! | '
+                "Cloudflare</title>…",
+                "chatanywhere/GPT_API_free#294",
+            ),
+        ),
+    ),
+    Rule(
         "auth.missing-credentials",
         ErrorCode.AUTH,
         r"\bapi_key client option must be set\b|\bCould not resolve authentication method\b"
@@ -640,6 +825,20 @@ RULES: tuple[Rule, ...] = (
                 "ere not found. To set up Application Default Credentials, see https://clou"
                 "d.google.com/docs/authentication/external/set-up-adc for more information.",
                 "BerriAI/litellm#14588",
+            ),
+        ),
+    ),
+    Rule(
+        "auth.env-var-unset",
+        ErrorCode.AUTH,
+        r"\bset the\b[^\n]{0,20}?\b(?-i:[A-Z][A-Z0-9_]{0,40}_API_KEY)\b[^\n]{0,5}?\benvironm"
+        r"ent variable\b",
+        "An SDK or CLI asking for its key's environment variable before sending: missing "
+        "credentials (docs/errors.md, policy 9).",
+        (
+            _ex(
+                "Please set the {.code MISTRAL_API_KEY} environment variable",
+                "tadascience/mistral.ai:R/authenticate.R",
             ),
         ),
     ),
@@ -692,6 +891,34 @@ RULES: tuple[Rule, ...] = (
             _ex(
                 "プロバイダーで認証できませんでした。API キーの設定を確認してください。",
                 "RooCodeInc/Roo-Code:webview-ui/src/i18n/locales/ja/chat.json",
+            ),
+        ),
+    ),
+    Rule(
+        "auth.token-invalid",
+        ErrorCode.AUTH,
+        r"\binvalid api token\b|\bAuthentication Fails\b|\b(?:access|api) token invalid\b|\b"
+        r"Authorization Token(?:已过期|非法)",
+        "Providers' own words for a wrong or expired key: Cohere's 'invalid api token', "
+        "DeepSeek's 'Authentication Fails', Baidu's 'Access token invalid', Zhipu's "
+        "'Authorization Token' expired (已过期) or invalid (非法).",
+        (
+            _ex(
+                "CohereError: invalid api token",
+                "cohere-ai/notebooks#6",
+            ),
+            _ex(
+                "Error during 3-minutes trading run: Error: AI failed: Authentication "
+                "Fails, Your api key: ****Njk= is invalid",
+                "qingshungLI/Super-nof1.ai#9",
+            ),
+            _ex(
+                "错误原因：Access token invalid or no longer valid",
+                "immersive-translate/immersive-translate#1800",
+            ),
+            _ex(
+                "Error Code: 1003, Message: Authorization Token已过期，请重新生成/获取。",
+                "langgenius/dify#2068",
             ),
         ),
     ),
@@ -997,6 +1224,22 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "bedrock.on-demand-unsupported",
+        ErrorCode.INVALID_REQUEST,
+        r"\bwith on-demand throughput isn(?:'|’)?t supported\b",
+        "Bedrock's refusal of a model id that needs an inference profile: the fix is "
+        "another model id (docs/errors.md, policy 19).",
+        (
+            _ex(
+                "There was an error processing your request: Custom error: Invocation of "
+                "model ID anthropic.claude-3-5-sonnet-20240620-v1:0 with on-demand "
+                "throughput isn’t supported. Retry your request with the ID or ARN of an "
+                "inference profile that contains this model.",
+                "stackblitz-labs/bolt.diy#1102",
+            ),
+        ),
+    ),
+    Rule(
         "schema.tool-schema-rejected",
         ErrorCode.INVALID_REQUEST,
         r"\bInvalid schema for (?:function|tool|response_format)\b|\bInvalid JSON payload r"
@@ -1017,6 +1260,21 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "google.unknown-field",
+        ErrorCode.INVALID_REQUEST,
+        r"\bInvalid JSON payload recieved\b|\bUnknown name \W{1,4}[\w.$]{1,100}\W{1,4}"
+        r"(?:at '[^'\n]{0,200}'\W{0,2})?Cannot find field\b",
+        "Google's protobuf-JSON rejection of an unknown field (also with the API's own "
+        "spelling 'recieved'): a malformed request.",
+        (
+            _ex(
+                'Invalid JSON payload recieved. Unknown name "thought" at '
+                "'contents[0].parts[0]': Cannot find field.",
+                "flyun/chatAir#108",
+            ),
+        ),
+    ),
+    Rule(
         "openai.unsupported-parameter",
         ErrorCode.INVALID_REQUEST,
         r"\bUnsupported (?:parameter|value): '|\bis not supported with this model\b",
@@ -1027,6 +1285,20 @@ RULES: tuple[Rule, ...] = (
                 "Error: Unsupported parameter: 'max_tokens' is not supported with this mode"
                 "l. Use 'max_completion_tokens' instead.",
                 "koosoli/ESPHomeDesigner#379",
+            ),
+        ),
+    ),
+    Rule(
+        "request.conflicting-parameters",
+        ErrorCode.INVALID_REQUEST,
+        r"\bcannot both be specified\b",
+        "Two request parameters the model does not accept together ('`temperature` and "
+        "`top_p` cannot both be specified'): a malformed request.",
+        (
+            _ex(
+                "message: 'The model returned the following errors: `temperature` and "
+                "`top_p` cannot both be specified for this model. Please use only one.',",
+                "aws-samples/sample-connector-for-bedrock#87",
             ),
         ),
     ),
@@ -1054,6 +1326,29 @@ RULES: tuple[Rule, ...] = (
             ),
         ),
     ),
+    Rule(
+        "request.roles-alternate",
+        ErrorCode.INVALID_REQUEST,
+        r"\broles must alternate\b|\berror_code\W{1,4}(?-i:BAD_REQUEST)\b",
+        "Chat roles out of order ('roles must alternate') and Databricks' error_code "
+        "BAD_REQUEST: a malformed request.",
+        (
+            _ex(
+                '{"error_code":"BAD_REQUEST","message":"Bad request: Chat message '
+                "input roles must alternate (user -> assistant -> u -> a -> ...) with an "
+                "optional system at the start. Tool messages are optional and must follow "
+                'a preceding assistant message containing tool calls.\\\\n"}',
+                "Aider-AI/aider#1920",
+            ),
+            _ex(
+                "⚠️ Error: There was a problem performing text-generation via the "
+                "NAME_OF_THE_AGENT agent:\n\n> API error: Error response: error Api error: "
+                'invalid_request_error messages: roles must alternate between "user" and '
+                '"assistant", but found multiple "user" roles in a row',
+                "etkecc/baibot#13",
+            ),
+        ),
+    ),
     # ------------------------------------------------------------------ band 1: quota
     Rule(
         "quota.insufficient-quota",
@@ -1071,6 +1366,20 @@ RULES: tuple[Rule, ...] = (
                 'and billing details.", "type": "insufficient_quota", "param": null, '
                 '"code": "insufficient_quota"}}',
                 "ChatGPTNextWeb/NextChat#3123",
+            ),
+        ),
+    ),
+    Rule(
+        "quota.token-quota",
+        ErrorCode.QUOTA_EXCEEDED,
+        r"\bexceeded your current token quota\b|\bcheck your account balance\b",
+        "Moonshot's spent token quota ('You exceeded your current token quota … Please "
+        "check your account balance'): credit exhausted (docs/errors.md, policy 2).",
+        (
+            _ex(
+                "[ERROR] You exceeded your current token quota for Moonshot. Please check "
+                "your account balance at:",
+                "pypi-data/pypi-mirror-374:packages/janito/janito-3.6.1-py3-none-any.whl/janito/llm/auth_utils.py",
             ),
         ),
     ),
@@ -1329,6 +1638,20 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "context.size-cap-notice",
+        ErrorCode.CONTEXT_OVERFLOW,
+        r"\bRequest too large \(max \d+(?:\.\d+)?\s?(?:KB|MB|GB|KiB|MiB|GiB)\)",
+        "Claude Code's notice for a request over the API's size cap ('Request too large "
+        "(max 20MB)'): one request that can never fit (docs/errors.md, policy 3).",
+        (
+            _ex(
+                "Request too large (max 20MB). Double press esc to go back and try with a "
+                "smaller file.",
+                "anthropics/claude-code#50327",
+            ),
+        ),
+    ),
+    Rule(
         "context.request-too-large",
         ErrorCode.CONTEXT_OVERFLOW,
         r"\bRequest too large for\b[^\n]{0,300}?\bRequested\s+\d+"
@@ -1374,6 +1697,25 @@ RULES: tuple[Rule, ...] = (
                 "om/account/rate-limits to learn more.', 'type': 'tokens', 'param': None, '"
                 "code': 'rate_limit_exceeded'}}",
                 "TheR1D/shell_gpt#653",
+            ),
+        ),
+    ),
+    Rule(
+        "groq.request-over-tpm",
+        ErrorCode.CONTEXT_OVERFLOW,
+        r"\bLimit \d+, Used 0, Requested ~?\d+",
+        "Groq's per-minute token refusal with nothing used yet ('Limit 7000, Used 0, "
+        "Requested ~12903'): the one request is larger than the whole budget, so no wait "
+        "lets it pass (docs/errors.md, policy 14).",
+        (
+            _ex(
+                "Error: Error code: 429 - {'error': {'message': 'Rate limit reached for "
+                "model `llama3-70b-8192` in organization `org_01hrsvc1b8ey0anvbgha0xckf2` "
+                "on tokens per minute (TPM): Limit 7000, Used 0, Requested ~12903. Please "
+                "try again in 50.597142857s. Visit https://console.groq.com/docs/rate-limit"
+                "s for more information.', 'type': 'tokens', 'code': "
+                "'rate_limit_exceeded'}}",
+                "danielmiessler/Fabric#364",
             ),
         ),
     ),
@@ -1565,6 +1907,59 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "dashscope.rate-increase",
+        ErrorCode.RATE_LIMIT,
+        r"\bRequest rate increased too quickly\b",
+        "DashScope's burst throttle ('Request rate increased too quickly … scale requests "
+        "more smoothly'), also through Qwen Code and relays: a rate limit.",
+        (
+            _ex(
+                "Upstream error from Alibaba: Request rate increased too quickly. To "
+                "ensure system stability, please adjust your client logic to scale "
+                "requests more smoothly over time.",
+                "paperclipai/paperclip#2885",
+            ),
+            _ex(
+                "✕ [API Error: Request rate increased too quickly. To ensure system "
+                "stability, please adjust your client logic to scale\n     requests more "
+                "smoothly over time.]",
+                "QwenLM/Qwen#2069",
+            ),
+        ),
+    ),
+    Rule(
+        "baidu.request-limit",
+        ErrorCode.RATE_LIMIT,
+        r"(?-i:\bRequestLimitError\b)",
+        "ERNIE Bot's SDK exception for a request or concurrency limit "
+        "(erniebot.errors.RequestLimitError): a rate limit.",
+        (
+            _ex(
+                "raise errors.RequestLimitError(emsg, ecode=ecode)\nerniebot.errors.Request"
+                "LimitError: 并发超限",
+                "PaddlePaddle/PaddleClas#3044",
+            ),
+        ),
+    ),
+    Rule(
+        "zhipu.api-frequency",
+        ErrorCode.RATE_LIMIT,
+        r"\bAPI ?的(?:频率|并发数?)过高|\bAPI ?已触发流量限制",
+        "Zhipu's throttles ('使用该 API 的频率过高': calls too frequent; '该 API "
+        "已触发流量限制': the flow limit triggered): a rate limit; anchored on the ASCII "
+        "'API' they carry.",
+        (
+            _ex(
+                "您当前使用该 API 的频率过高,请降低频率,或联系客服增加限额",
+                "https://docs.bigmodel.cn/cn/api/api-code",
+            ),
+            _ex(
+                "该 API 已触发流量限制",
+                "https://docs.bigmodel.cn/cn/api/api-code",
+            ),
+        ),
+    ),
+    Rule(
         "openai.rate-limit-code",
         ErrorCode.RATE_LIMIT,
         r"\brate_limit_exceeded\b|(?-i:\bRATE_LIMIT_EXCEEDED\b)",
@@ -1598,6 +1993,30 @@ RULES: tuple[Rule, ...] = (
                 "Error: Server Error\nThe server encountered a temporary error and could no"
                 "t complete your request.\nPlease try again in 30 seconds.",
                 "jsonsystems/public#69",
+            ),
+        ),
+    ),
+    Rule(
+        "google.no-capacity-unavailable",
+        ErrorCode.SERVER,
+        r"\bNo capacity available for model\b[^\n]{0,160}?(?:\n[^\n]{0,40}?)?(?-i:UNAVAILABL"
+        r"E)\b",
+        "Cloud Code's 503 UNAVAILABLE 'No capacity available for model … on the server': "
+        "the status makes capacity wording SERVER, over the retry delay it carries "
+        "(docs/errors.md, policy 15).",
+        (
+            _ex(
+                "[CloudCode] Stream error at https://daily-cloudcode-pa.googleapis.com: "
+                '503 - {\n  "error": {\n    "code": 503,\n    "message": "No '
+                'capacity available for model gemini-3-pro-high on the server",\n    '
+                '"status": "UNAVAILABLE",\n    "details": [\n      {\n        '
+                '"@type": "type.googleapis.com/google.rpc.ErrorInfo",\n        '
+                '"reason": "MODEL_CAPACITY_EXHAUSTED",\n        "domain": '
+                '"cloudcode-pa.googleapis.com",\n        "metadata": {\n          '
+                '"model": "gemini-3-pro-high"\n        }\n      },\n      {\n        '
+                '"@type": "type.googleapis.com/google.rpc.RetryInfo",\n        '
+                '"retryDelay": "40s"\n      }\n    ]\n  }…',
+                "badrisnarayanan/antigravity-claude-proxy#197",
             ),
         ),
     ),
@@ -1688,6 +2107,19 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "ratelimit.per-minute-limit",
+        ErrorCode.RATE_LIMIT,
+        r"\bper[- ]minute (?:request|token|call)s? limit\b",
+        "A per-minute request or token limit in words ('past the per minute request "
+        "limit'): a rate limit (docs/errors.md, policy 14).",
+        (
+            _ex(
+                "You are past the per minute request limit, please wait and try again later.",
+                "https://www.developersdigest.tech/errors/api/cohere-api/429-too-many-requests",
+            ),
+        ),
+    ),
+    Rule(
         "gemini.per-minute-quota",
         ErrorCode.RATE_LIMIT,
         r"\bquota_?Id\W{1,6}[\w-]{0,60}PerMinute(?![\s\S]{0,1500}?(?:PerDay|PerMonth|limit:"
@@ -1758,6 +2190,37 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "local.runtime-down",
+        ErrorCode.SERVER,
+        r"\bpost predict\b[^\n]{0,300}?:\s?EOF\b|\bllm server not responding\b|\bModel is un"
+        r"loaded\b|\bError loading model\.\s{0,4}\(Exit code:",
+        "A local server reporting that its inference runtime is down: Ollama's call to its "
+        "runner ending in EOF or 'llm server not responding', LM Studio's model unloaded "
+        "or its load crashing with an exit code; a server crash (docs/errors.md, policy 8).",
+        (
+            _ex(
+                'Error: POST predict: Post "http://127.0.0.1:35943/completion": EOF',
+                "ollama/ollama#10953",
+            ),
+            _ex(
+                'ERROR msg="waiting for server to become available" status="llm server '
+                'not responding"',
+                "ollama/ollama#9287",
+            ),
+            _ex(
+                "[2026-02-07 20:15:37.495] [error] [LMSInternal][LMSAuthenticator][Client=L"
+                "M Studio][Endpoint=countTokens] Error in RPC handler: Error: Model is "
+                "unloaded.",
+                "lmstudio-ai/lmstudio-bug-tracker#1492",
+            ),
+            _ex(
+                "Error loading model.\n\n(Exit code: 18446744072635812000). Unknown error. "
+                "Try a different model and/or config.",
+                "lmstudio-ai/lmstudio-bug-tracker#1170",
+            ),
+        ),
+    ),
+    Rule(
         "gateway.envoy-reset",
         ErrorCode.SERVER,
         r"\bupstream connect error or disconnect/reset before headers\b"
@@ -1813,6 +2276,19 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "gateway.cloudflare-origin",
+        ErrorCode.SERVER,
+        r"\binvalid or incomplete response to Cloudflare\b",
+        "Cloudflare's error-page wording for an origin that answered badly: a gateway "
+        "reporting that its upstream failed (docs/errors.md, policy 5).",
+        (
+            _ex(
+                "The origin web server returned an invalid or incomplete response to Cloudflare.",
+                "anomalyco/opencode#35163",
+            ),
+        ),
+    ),
+    Rule(
         "windows.socket-timeout",
         ErrorCode.TIMEOUT,
         r"\b(?:WinError|Errno|os error)\s+10060\b|\bconnected party did not properly respon"
@@ -1863,6 +2339,22 @@ RULES: tuple[Rule, ...] = (
                 "status code :null  message :The request connection took longer than 0:00:2"
                 "0.000000. It was aborted. \ndata:null",
                 "redevrx/chat_gpt_sdk#31",
+            ),
+        ),
+    ),
+    Rule(
+        "timeout.after-duration",
+        ErrorCode.TIMEOUT,
+        r"\btimeout after \d+(?:\.\d+)?\s?(?:ms|s|seconds?|milliseconds?)\b"
+        r"(?<!\b(?:with|set|use|using|configured|a|new) timeout after [^\n]{1,20})",
+        "A client's own timer named with its duration ('timeout after 120002ms'), also "
+        "when an abort follows it: a timeout named as the cause (docs/errors.md, policy "
+        "11).",
+        (
+            _ex(
+                "[llm-fetch] timeout after 120002ms: https://api.anthropic.com/v1/messages "
+                "— This operation was aborted",
+                "stakwork/stakgraph#1588",
             ),
         ),
     ),
@@ -2028,6 +2520,21 @@ RULES: tuple[Rule, ...] = (
                 "litellm.APIConnectionError: APIConnectionError: OpenAIException - timed ou"
                 "t\nRetrying in 0.2 seconds...",
                 "BerriAI/litellm#8174",
+            ),
+        ),
+    ),
+    Rule(
+        "dotnet.polly-timeout",
+        ErrorCode.TIMEOUT,
+        r"(?-i:\bTimeoutRejectedException\b)|\bdidn't complete within the allowed timeout\b",
+        "Polly's timeout policy (.NET) rejecting a call that ran past its limit; the "
+        "TaskCanceledException under it is that timeout (docs/errors.md, policy 11).",
+        (
+            _ex(
+                "Polly.Timeout.TimeoutRejectedException: The operation didn't complete "
+                "within the allowed timeout of '00:00:30'.\n ---> "
+                "System.Threading.Tasks.TaskCanceledException: The operation was canceled.",
+                "microsoft/semantic-kernel#5423",
             ),
         ),
     ),
@@ -2220,6 +2727,21 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "abort.generator-exit",
+        ErrorCode.ABORTED,
+        r"(?-i:\bGeneratorExit\b)",
+        "Python's GeneratorExit: the consumer closed a streaming generator (a UI rerun, an "
+        "interrupt), a cancellation on our side (docs/errors.md, policy 10).",
+        (
+            _ex(
+                "GeneratorExit()  \nTraceback (most recent call last):\n  File "
+                '"/usr/local/lib/python3.12/site-packages/langgraph/pregel/__init__.py", '
+                "line 2634, in astream\n    yield o\nGeneratorExit",
+                "JoshuaC215/agent-service-toolkit#198",
+            ),
+        ),
+    ),
+    Rule(
         "exc.transport",
         ErrorCode.TRANSPORT,
         r"\b(?:httpx|httpcore|httpx2|httpcore2)\.(?:ConnectError|ReadError|WriteError|CloseError"
@@ -2250,6 +2772,25 @@ RULES: tuple[Rule, ...] = (
             _ex(
                 "openai.APIConnectionError: Connection error.",
                 "openai/openai-python src/openai/_exceptions.py (APIConnectionError)",
+            ),
+        ),
+    ),
+    Rule(
+        "exc.transport-repr",
+        ErrorCode.TRANSPORT,
+        r"(?-i:\b(?:ReadError|ConnectError|RemoteProtocolError|WriteError)\()",
+        "httpx's transport exceptions in repr form inside another tool's report ('reason: "
+        "ReadError('')'): the connection failed.",
+        (
+            _ex(
+                "Error: API error from mistral (model: mistral-vibe-cli-latest): LLM "
+                "backend error [mistral]\n  status: N/A\n  reason: ReadError('')\n  "
+                "request_id: N/A\n  endpoint: https://api.mistral.ai\n  model: "
+                "mistral-vibe-cli-latest\n  provider_message: Network error\n  "
+                'body_excerpt: \n  payload_summary: {"model":"mistral-vibe-cli-latest",'
+                '"message_count":254,"approx_chars":260378,"temperature":0.2,"has_to'
+                'ols":true,"tool_choice":"auto"}',
+                "mistralai/mistral-vibe#235",
             ),
         ),
     ),
@@ -2579,6 +3120,11 @@ RULES: tuple[Rule, ...] = (
         (
             _ex("401: user not found", "BeehiveInnovations/pal-mcp-server#209"),
             _ex("401 status code (no body)", "continuedev/continue#10277"),
+            _ex(
+                "2025-10-14 00:56:01 | ERROR    | app.py:smart_grok_request_with_fallback:718 |"
+                " [SmartRequest] 所有策略都失败：Grok API 请求失败 (状态码: 403)",
+                "xLmiler/grok2api_python#83",
+            ),
         ),
     ),
     Rule(
@@ -2819,6 +3365,19 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "stream.disconnected-mid-stream",
+        ErrorCode.TRANSPORT,
+        r"\bdisconnect(?:ion|ed) during stream(?:ing)?\b",
+        "A proxy's log of a stream whose upstream connection dropped part-way: a stream "
+        "that ended before its terminal event (docs/errors.md, policy 17).",
+        (
+            _ex(
+                "recovered from upstream disconnection during streaming",
+                "syv-ai/qwen38-27b-rtx3090#94",
+            ),
+        ),
+    ),
+    Rule(
         "node.premature-close",
         ErrorCode.TRANSPORT,
         r"\bPremature close\b",
@@ -2852,7 +3411,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "undici.socket",
         ErrorCode.TRANSPORT,
-        r"\bother side closed\b|\bSocketError\b|\bsocket hang up\b|\bfetch failed\b"
+        r"\bother side closed\b|\bSocketError\b|\bsocket hang up\b|\bfetch\s{1,3}failed\b"
         r"|\bClient network socket disconnected before secure TLS connection was established\b",
         "Node/undici wordings for a connection that failed or closed under the request.",
         (
@@ -2907,6 +3466,19 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "go.http-eof",
+        ErrorCode.TRANSPORT,
+        r'(?-i:\b(?:Post|Get|Put|Patch|Delete) "[^"\n]{1,300}"\s{0,2}:\s{0,2}EOF\b)',
+        "Go's net/http error for a response cut before it began ('Post \"…\" : EOF'): the "
+        "connection was closed (Ollama's CLI, Go clients).",
+        (
+            _ex(
+                'Error: Post "http://127.0.0.1/api/generate" : EOF',
+                "ollama/ollama#241",
+            ),
+        ),
+    ),
+    Rule(
         "browser.fetch-network-error",
         ErrorCode.TRANSPORT,
         r"\bNetworkError when attempting to fetch resource\b|(?-i:\bLoad failed|\bFailed to"
@@ -2952,6 +3524,40 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "tls.openssl-errors",
+        ErrorCode.TRANSPORT,
+        r"\bSSL: (?-i:[A-Z][A-Z0-9_]{2,60})\]|\bself[- ]signed certificate detected\b",
+        "TLS failures in OpenSSL's bracketed form ('[SSL: SSLV3_ALERT_BAD_RECORD_MAC]') "
+        "and Claude Code's self-signed certificate notice: the connection failed "
+        "(docs/errors.md, policy 17).",
+        (
+            _ex(
+                "Error: API error from mistral (model: mistral-vibe-cli-latest): [SSL: "
+                "SSLV3_ALERT_BAD_RECORD_MAC] ssl/tls alert bad record mac (_ssl.c:2710)",
+                "mistralai/mistral-vibe#235",
+            ),
+            _ex(
+                "API Error: Unable to connect to API: Self-signed certificate detected. "
+                "Check your proxy or corporate SSL certificates",
+                "anthropics/claude-code#74369",
+            ),
+        ),
+    ),
+    Rule(
+        "dns.failed-host-lookup",
+        ErrorCode.TRANSPORT,
+        r"\bFailed host lookup\b",
+        "Dart's DNS failure ('SocketException: Failed host lookup'): the host could not be "
+        "resolved.",
+        (
+            _ex(
+                "SocketException: Failed host lookup: 'api.openai.com' (OS Error: Host "
+                "sconosciuto. , errno = 11001)",
+                "anasfik/openai#149",
+            ),
+        ),
+    ),
+    Rule(
         "net.io-timeout",
         ErrorCode.TIMEOUT,
         "\\bi/o timeout\\b|\\btimeout awaiting response headers\\b|\\bno recent network act"
@@ -2973,6 +3579,19 @@ RULES: tuple[Rule, ...] = (
             _ex(
                 "timeout: no recent network activity",
                 "klzgrad/naiveproxy#240",
+            ),
+        ),
+    ),
+    Rule(
+        "curl.timeout",
+        ErrorCode.TIMEOUT,
+        r"\bTimeout was reached\b|\b(?:lib)?curl error:? 28\b",
+        "libcurl's CURLE_OPERATION_TIMEDOUT (error 28, 'Timeout was reached'): a client timeout.",
+        (
+            _ex(
+                "LogHttp: Warning: 0000084D47A5FA00: request failed, libcurl error: 28 "
+                "(Timeout was reached)",
+                "KellanM/OpenAI-Api-Unreal#19",
             ),
         ),
     ),
@@ -3034,6 +3653,26 @@ RULES: tuple[Rule, ...] = (
                 "[ Server ] Error: Failed after 3 attempts. Last error: The model is overlo"
                 "aded. Please try again later.",
                 "network-goods-institute/negation-game#98",
+            ),
+        ),
+    ),
+    Rule(
+        "overload.busy-wording",
+        ErrorCode.RATE_LIMIT,
+        r"\bservice is (?:currently |temporarily )?busy\b|\bservers? (?:are|is) running too "
+        r"hot\b",
+        "Overload notices with no status ('search service is busy … try again in a few "
+        "minutes', 'Our Servers Are Running Too Hot!'): overload that says try later "
+        "(docs/errors.md, policy 15); a 503 beside them decides first.",
+        (
+            _ex(
+                "Sorry, DeepSeek’s search service is busy. Please disable search or try "
+                "again in a few minutes.",
+                "deepseek-ai/DeepSeek-R1#204",
+            ),
+            _ex(
+                "Our Servers Are Running Too Hot! Please Check Back After Some Time.",
+                "foyer-work/Ooogle-it#23",
             ),
         ),
     ),
@@ -3112,6 +3751,39 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "gateway.request-failed",
+        ErrorCode.SERVER,
+        r"\bGateway request failed\b",
+        "Vercel AI Gateway's wording when its upstream request failed: a gateway reporting "
+        "a failed upstream (docs/errors.md, policy 5).",
+        (
+            _ex(
+                "GatewayResponseError: Invalid error response format: Gateway request failed",
+                "vercel/ai#17584",
+            ),
+        ),
+    ),
+    Rule(
+        "abort.bare-notices",
+        ErrorCode.ABORTED,
+        r"(?-i:\bReason: Cancell?ed)[ \t]*$|(?-i:\bError: aborted)[ \t]*$(?![\s\S]{0,300}\bc"
+        r"onnResetException\b)",
+        "A bare cancellation as the whole reason ('Reason: Canceled', 'Error: aborted'): "
+        "the text shows no timeout, so it stays ABORTED (docs/errors.md, policies 11 and "
+        "22); Node's connection-reset 'aborted' carries connResetException and is left to "
+        "the transport rules.",
+        (
+            _ex(
+                "Sorry, your request failed. Please try again. \n\nReason: Canceled",
+                "microsoft/vscode-copilot-release#11924",
+            ),
+            _ex(
+                "Error: aborted",
+                "openai/openai-node#655",
+            ),
+        ),
+    ),
+    Rule(
         "relay.upstream-failed",
         ErrorCode.SERVER,
         r"\bUpstream request failed\b|\bUpstream service (?:is )?temporarily unavailable\b|"
@@ -3167,6 +3839,21 @@ RULES: tuple[Rule, ...] = (
             _ex(
                 '{"message":"Unauthorized","request_id":"c61f2f15feca71626a990e3740f99245"}',
                 "cline/cline#1734 (via docs/wire.md §9)",
+            ),
+        ),
+    ),
+    Rule(
+        "invalid.request-prefix",
+        ErrorCode.INVALID_REQUEST,
+        r"\binvalid request: (?-i:[a-z])",
+        "Cohere's 400 messages start 'invalid request: ' before the reason: a malformed "
+        "request; quota, overflow and auth wordings sit higher in the table.",
+        (
+            _ex(
+                "{\n  \"message\": \"All command-r-plus error: {'message': 'invalid "
+                "request: message must be at least 1 token long or tool results must be "
+                "specified.'}\"\n}",
+                "yym68686/uni-api#6",
             ),
         ),
     ),

@@ -96,6 +96,7 @@ BODY_TYPES: Final[Mapping[str, str]] = {
     "blocklist": "filter.safety-block",
     "spii": "filter.safety-block",
     "image_safety": "filter.safety-block",
+    "recitation": "filter.safety-block",  # Gemini: output withheld as recitation
     # auth
     "invalid_api_key": "auth.invalid-key",
     "api_key_invalid": "auth.invalid-key",

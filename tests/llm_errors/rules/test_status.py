@@ -65,6 +65,7 @@ STRUCTURED_ONLY = {
     "spii",
     "prohibited_content",
     "image_safety",
+    "recitation",
     "internal",
     "data_loss",
 }
