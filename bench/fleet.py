@@ -10,7 +10,12 @@ processes make ``--calls`` calls each, released together once all have started:
 * rate limit: 429 responses received, and completed calls per second, with independent
   per-process policies vs one shared ``RedisCoordination`` policy (no budget in either,
   so only the cooldown differs), alternating, ``--runs`` times; the figures are the
-  medians of the per-run ratios;
+  medians of the per-run ratios. The provider also sorts its 429s by phase of its own
+  rate-limit episodes (an episode opens with a 429 after the previous one's announced
+  Retry-After ended): the opening one, the others of the first episode (the fleet starts
+  together, before any cooldown can be recorded), those within 10 ms of the opening
+  one (in flight before the cooldown reached the fleet), and later ones ("late": sent
+  during a cooldown the caller could have known);
 * outage: upstream attempts per call (amplification) with a shared budget in Redis, and
   for comparison with a budget per process and with none.
 
