@@ -10,7 +10,12 @@ processes make ``--calls`` calls each, released together once all have started:
 * rate limit: 429 responses received, and completed calls per second, with independent
   per-process policies vs one shared ``RedisCoordination`` policy (no budget in either,
   so only the cooldown differs), alternating, ``--runs`` times; the figures are the
-  medians of the per-run ratios;
+  medians of the per-run ratios. The provider also sorts its 429s by phase of its own
+  rate-limit episodes (an episode opens with a 429 after the previous one's announced
+  Retry-After ended): the opening one, the others of the first episode (the fleet starts
+  together, before any cooldown can be recorded), those within 10 ms of the opening
+  one (in flight before the cooldown reached the fleet), and later ones ("late": sent
+  during a cooldown the caller could have known);
 * outage: upstream attempts per call (amplification) with a shared budget in Redis, and
   for comparison with a budget per process and with none.
 
@@ -65,6 +70,7 @@ class Provider:
         self.outage = False
         self.lock = threading.Lock()
         self.counts = {"served": 0, "limited": 0, "failed": 0}
+        self.limited_at: list[tuple[float, float]] = []
 
     def admit(self) -> tuple[int, float]:
         """The status for one request now, and the Retry-After of a 429."""
@@ -80,14 +86,45 @@ class Provider:
                 self.counts["served"] += 1
                 return 200, 0.0
             self.counts["limited"] += 1
-            return 429, (1.0 - self.tokens) / self.rate
+            retry_after = max(1, math.ceil((1.0 - self.tokens) / self.rate))
+            self.limited_at.append((now, retry_after))
+            return 429, retry_after
 
-    def reset(self, *, outage: bool) -> dict[str, int]:
-        """Refill the bucket, switch the outage, and return the counts so far."""
+    def reset(self, *, outage: bool) -> tuple[dict[str, int], dict[str, int]]:
+        """Refill the bucket, switch the outage; the counts so far and the 429s by phase."""
         with self.lock:
             counts, self.counts = self.counts, {"served": 0, "limited": 0, "failed": 0}
+            limited, self.limited_at = self.limited_at, []
             self.tokens, self.stamp, self.outage = self.capacity, time.monotonic(), outage
-            return counts
+            return counts, phases(limited)
+
+
+#: A 429 this soon after the one that opened its episode was sent before the fleet could
+#: know of the cooldown (the opening 429's way back, its classification, Redis).
+IN_FLIGHT = 0.010
+
+
+def phases(limited: list[tuple[float, float]]) -> dict[str, int]:
+    """The 429s by phase of the provider's own rate-limit episodes.
+
+    An episode opens with a 429 after the previous one's announced Retry-After ended
+    (the first episode: before any cooldown can have been recorded). A later 429 inside
+    the announced window was in flight (within ``IN_FLIGHT`` of the opening one) or
+    sent by a caller that did not honour the window it could have known ("late").
+    """
+    counts = {"first": 0, "opening": 0, "in_flight": 0, "late": 0}
+    opened, until, episodes = -math.inf, -math.inf, 0
+    for at, retry_after in limited:
+        if at >= until:
+            opened, until, episodes = at, at + retry_after, episodes + 1
+            counts["opening"] += 1
+        elif episodes == 1:
+            counts["first"] += 1
+        elif at - opened <= IN_FLIGHT:
+            counts["in_flight"] += 1
+        else:
+            counts["late"] += 1
+    return counts
 
 
 def serve(provider: Provider) -> http.server.ThreadingHTTPServer:
@@ -103,7 +140,7 @@ def serve(provider: Provider) -> http.server.ThreadingHTTPServer:
                 time.sleep(provider.latency)
             self.send_response(status)
             if status == 429:
-                self.send_header("Retry-After", str(max(1, math.ceil(retry_after))))
+                self.send_header("Retry-After", str(int(retry_after)))
             self.send_header("Content-Length", "0")
             self.end_headers()
 
@@ -211,6 +248,7 @@ class Phase:
     completed: int
     seconds: float
     counts: dict[str, int]
+    phases: dict[str, int]
     fallbacks: int
 
     @property
@@ -238,12 +276,13 @@ def run_phase(provider: Provider, jobs: list[Job], *, outage: bool, ctx: Any) ->
     finished = [results.get(timeout=WORKER_TIMEOUT) for _ in processes]
     for process in processes:
         process.join(timeout=WORKER_TIMEOUT)
-    counts = provider.reset(outage=False)
+    counts, by_phase = provider.reset(outage=False)
     return Phase(
         calls=sum(job.calls for job in jobs),
         completed=sum(done for done, _, _ in finished),
         seconds=max(end for _, end, _ in finished) - began,
         counts=counts,
+        phases=by_phase,
         fallbacks=sum(fallbacks for _, _, fallbacks in finished),
     )
 
@@ -295,7 +334,10 @@ def main() -> None:
 def rate_limit_runs(phase: Callable[..., Phase], runs: int) -> tuple[list[float], list[float]]:
     """Independent and shared policies, alternating; per-run ratios of 429s and calls/s."""
     print("rate limit (no budget; Retry-After honoured):")
-    print(f"  {'run':<4}{'policy':<13}{'429s':>6}{'completed':>11}{'calls/s':>9}{'fallbacks':>10}")
+    print(
+        f"  {'run':<4}{'policy':<13}{'429s':>6}{'completed':>11}{'calls/s':>9}{'fallbacks':>10}"
+        "   429s by phase: opening, in first episode, in flight, late"
+    )
     seen: dict[str, list[Phase]] = {"independent": [], "shared": []}
     for run in range(1, runs + 1):
         for name, shared in (("independent", False), ("shared", True)):
@@ -304,7 +346,8 @@ def rate_limit_runs(phase: Callable[..., Phase], runs: int) -> tuple[list[float]
             print(
                 f"  {run:<4}{name:<13}{result.counts['limited']:>6}"
                 f"{result.completed:>6}/{result.calls:<4}{result.per_second:>9.2f}"
-                f"{result.fallbacks:>10}"
+                f"{result.fallbacks:>10}   {result.phases['opening']}, {result.phases['first']}, "
+                f"{result.phases['in_flight']}, {result.phases['late']}"
             )
     for name, results in seen.items():
         print(

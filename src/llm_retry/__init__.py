@@ -11,7 +11,7 @@ with :mod:`llm_retry.redis`), and a testing mode.
 from llm_errors._version import distribution_version as _distribution_version
 from llm_retry._attempts import Attempt, Attempts
 from llm_retry._budget import RetryBudget
-from llm_retry._coordination import Coordination, InProcessCoordination
+from llm_retry._coordination import Admission, Coordination, InProcessCoordination
 from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, log_retry, retry_info
 from llm_retry._policy import RetryPolicy, retry_llm
 from llm_retry._stats import RetryStats
@@ -23,6 +23,7 @@ from llm_retry._strategies import (
 from llm_retry._testing import RetryRecorder, instant_retries
 
 __all__ = [
+    "Admission",
     "Attempt",
     "Attempts",
     "Coordination",

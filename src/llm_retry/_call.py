@@ -7,9 +7,11 @@ Its ``retry``/``wait``/``stop`` methods are tenacity strategies over the same pu
 decisions as the public ones in ``_strategies``.
 
 With a ``coordination`` backend, the call also shares state under its scope: before
-every attempt it waits out the scope's cooldown (or fails fast when that would cross
-its deadline), a failure with a server-directed wait extends that cooldown, and the
-budget's tokens live in the backend. The async controller gets async twins of the
+every attempt it asks the backend for admission and waits until the end the backend
+recorded, asking again after each wait (or fails fast when a wait would cross its
+deadline); after a cooldown, one call probes first and ends the probe with its result;
+a failure with a server-directed wait extends the cooldown, and the budget's tokens
+live in the backend. The async controller gets async twins of the
 strategies that talk to the backend, so an event loop never blocks on it.
 """
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import tenacity as _t
 
@@ -26,6 +28,7 @@ from llm_retry._coordination import (
     COOLDOWN_CODES,
     DEFAULT_SCOPE,
     WAKE_JITTER,
+    Admission,
     Coordination,
     InProcessCoordination,
     resolve_scope,
@@ -48,6 +51,10 @@ __all__ = ["Call"]
 
 #: Without a coordination backend the budget is the object itself, as this one keeps it.
 _UNCOORDINATED = InProcessCoordination()
+#: Most admissions asked before one attempt (each after a wait the backend set; the
+#: deadline bounds them too). Past it the attempt goes ahead: coordination never fails
+#: a call.
+MAX_ADMISSIONS: Final = 256
 
 
 class Call:
@@ -57,6 +64,7 @@ class Call:
         "_coordination",
         "_last",
         "_policy",
+        "_probe",
         "_recorder",
         "_scope",
         "_skipped",
@@ -87,6 +95,8 @@ class Call:
         self._skipped = 0.0
         self._last: tuple[BaseException, Classification, float | None] | None = None
         self._stop: tuple[GiveUpReason, str] | None = None
+        # The probe lease's token while this call's attempt is the scope's probe.
+        self._probe: str | None = None
         self.attempts = 0
         self.waited = 0.0
         policy.stats.record_call()
@@ -119,43 +129,57 @@ class Call:
     # -- tenacity strategies -------------------------------------------------------
 
     def before(self, _retry_state: _t.RetryCallState) -> None:
-        """Wait out the scope's shared cooldown, then count an attempt."""
+        """Wait until the scope admits an attempt, then count it."""
         if self._scope is not None:
-            pause = self._admit(self._coordination.cooldown(self._scope))
-            if pause:
+            for _ in range(MAX_ADMISSIONS):
+                pause = self._admit(self._coordination.admit(self._scope))
+                if not pause:
+                    break
                 self.sleep(pause)
+                if self._recorder is not None:
+                    break  # testing mode: the wait was skipped, so once is enough
         self._count_attempt()
 
     async def abefore(self, _retry_state: _t.RetryCallState) -> None:
         """:meth:`before` for the async controller."""
         if self._scope is not None:
-            pause = self._admit(await self._coordination.acooldown(self._scope))
-            if pause:
+            for _ in range(MAX_ADMISSIONS):
+                pause = self._admit(await self._coordination.aadmit(self._scope))
+                if not pause:
+                    break
                 await self.async_sleep(pause)
+                if self._recorder is not None:
+                    break
         self._count_attempt()
 
     def _count_attempt(self) -> None:
         self.attempts += 1
         self._policy.stats.record_attempt()
 
-    def _admit(self, left: float) -> float:
-        """Seconds to wait for a cooldown with ``left`` seconds to go, with wake-up jitter.
+    def _admit(self, admission: Admission) -> float:
+        """Seconds to wait before asking again, ``0.0`` to attempt now (maybe as the probe).
+
+        The wait is the backend's (to the end of the cooldown it recorded) plus up to
+        ``WAKE_JITTER`` of it, never past the deadline: callers that waited together wake
+        at spread moments; the first to ask after the end probes, the others then find
+        the probe's result (or wait for it) instead of all sending at once.
 
         Raises:
-            RateLimitError: The cooldown ends after this call's deadline, so the
+            RateLimitError: The wait would end after this call's deadline, so the
                 attempt is not made (fail fast rather than wait and fail).
         """
+        left = admission.wait
         if left <= 0:
+            self._probe = admission.probe
             return 0.0
-        room = self._policy.deadline - self.elapsed()
-        if left > room:
+        if left > self._policy.deadline - self.elapsed():
             detail = (
                 f"the shared cooldown of scope {self._scope!r} ends in {left:.2f}s, "
                 f"after this call's deadline ({self._policy.deadline:g}s)"
             )
             self._stop = (GiveUpReason.COOLDOWN, detail)
             raise RateLimitError(f"not attempted: {detail}", retry_after=left)
-        return min(left + _wake_jitter(left), room)
+        return min(left + _wake_jitter(left), self._policy.deadline - self.elapsed())
 
     def retry(self, retry_state: _t.RetryCallState) -> bool:
         """Retry exactly the codes in ``retry_on``; share a server-directed cooldown."""
@@ -165,6 +189,9 @@ class Call:
         cooldown = self._cooldown_of(error)
         if cooldown is not None:
             self._coordination.extend_cooldown(cooldown[0], cooldown[1])
+        if self._probe is not None and self._scope is not None:
+            probe, self._probe = self._probe, None
+            self._coordination.end_probe(self._scope, probe, lifted=False)
         return is_retryable(error, self._policy.retry_on, self.classify)
 
     async def aretry(self, retry_state: _t.RetryCallState) -> bool:
@@ -175,6 +202,9 @@ class Call:
         cooldown = self._cooldown_of(error)
         if cooldown is not None:
             await self._coordination.aextend_cooldown(cooldown[0], cooldown[1])
+        if self._probe is not None and self._scope is not None:
+            probe, self._probe = self._probe, None
+            await self._coordination.aend_probe(self._scope, probe, lifted=False)
         return is_retryable(error, self._policy.retry_on, self.classify)
 
     def _cooldown_of(self, error: BaseException) -> tuple[str, float] | None:
@@ -193,14 +223,11 @@ class Call:
     def wait(self, retry_state: _t.RetryCallState) -> float:
         """The server-directed wait if usable, else the (jittered) backoff.
 
-        Under a shared cooldown a server-directed wait is a wake-up like any other, so
-        it gets the same jitter: callers that got a 429 together do not retry together.
+        Under a shared cooldown the next attempt's admission then waits out whatever is
+        left of the cooldown as the backend recorded it.
         """
         server = self.requested_wait(require_failure(retry_state))
-        planned = planned_wait(server, retry_state.attempt_number, self._policy)
-        if server is not None and self._scope is not None:
-            planned += _wake_jitter(planned)
-        return planned
+        return planned_wait(server, retry_state.attempt_number, self._policy)
 
     def stop(self, retry_state: _t.RetryCallState) -> bool:
         """Stop on attempts, a too-long Retry-After, the deadline, then the budget.
@@ -337,13 +364,19 @@ class Call:
     # -- outcomes ------------------------------------------------------------------
 
     def got_through(self) -> None:
-        """The retryable phase succeeded: refill the shared budget."""
+        """The retryable phase succeeded: lift the cooldown it probed, refill the budget."""
+        if self._probe is not None and self._scope is not None:
+            probe, self._probe = self._probe, None
+            self._coordination.end_probe(self._scope, probe, lifted=True)
         budget = self._policy.budget
         if budget is not None:
             self._coordination.record_success(self._budget_scope, budget)
 
     async def agot_through(self) -> None:
         """:meth:`got_through` for async callers."""
+        if self._probe is not None and self._scope is not None:
+            probe, self._probe = self._probe, None
+            await self._coordination.aend_probe(self._scope, probe, lifted=True)
         budget = self._policy.budget
         if budget is not None:
             await self._coordination.arecord_success(self._budget_scope, budget)
@@ -386,5 +419,5 @@ class Call:
 
 
 def _wake_jitter(seconds: float) -> float:
-    """Extra wait after a cooldown of ``seconds``: uniform in ``[0, WAKE_JITTER * seconds]``."""
+    """Extra wait after a wait of ``seconds``: uniform in ``[0, WAKE_JITTER * seconds]``."""
     return random.uniform(0.0, WAKE_JITTER * seconds)  # noqa: S311 - jitter, not cryptography

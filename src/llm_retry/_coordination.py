@@ -9,17 +9,27 @@ share one rate limit, so they should share one cooldown and one budget. A
 * :class:`llm_retry.redis.RedisCoordination` (the ``llm-resilience[redis]`` extra): both
   shared by every process of a fleet.
 
-The interface is four operations, each sync and async, so another store could be added
+The interface is six operations, each sync and async, so another store could be added
 without touching the retry logic. A backend never makes a call fail: when its store is
 unreachable it answers from this process (fails open).
+
+When a cooldown ends, the scope is *half-open* for at most ``probe_lease`` seconds: the
+first caller to ask is admitted as the *prober* (it holds a short lease) and the others
+wait until its result is known (a success lifts the cooldown, a rate limit extends it, any
+other failure frees the lease for the next caller) or the half-open time is over. So a
+fleet that waited together comes back one call first, not in one burst (the half-open
+state of a circuit breaker, bounded).
 """
 
 from __future__ import annotations
 
+import math
+import random
+import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Final, Protocol, runtime_checkable
+from typing import Final, NamedTuple, Protocol, runtime_checkable
 
 from llm_errors import ErrorCode
 from llm_retry._budget import RetryBudget
@@ -28,13 +38,18 @@ from llm_retry._checks import require_callable, require_int, require_number
 __all__ = [
     "COOLDOWN_CODES",
     "DEFAULT_MAX_COOLDOWN",
+    "DEFAULT_PROBE_LEASE",
+    "DEFAULT_PROBE_POLL",
     "DEFAULT_SCOPE",
     "MAX_SCOPE_LENGTH",
     "WAKE_JITTER",
+    "Admission",
     "Coordination",
     "InProcessCoordination",
     "Scope",
     "check_scope",
+    "new_probe_token",
+    "poll_wait",
     "resolve_scope",
 ]
 
@@ -47,12 +62,33 @@ DEFAULT_MAX_COOLDOWN: Final = 300.0
 #: Codes whose server-directed wait becomes the scope's cooldown: a rate limit, or an
 #: overloaded server that said how long to stay away.
 COOLDOWN_CODES: Final = frozenset({ErrorCode.RATE_LIMIT, ErrorCode.SERVER})
-#: After a cooldown, each call waits up to this fraction of it more, uniformly, so a
-#: fleet that waited together does not come back in one burst.
+#: A wait for a cooldown's end gets up to this fraction of it more, uniformly: a fleet
+#: that waited together wakes at spread moments (the earliest probes), not in step.
 WAKE_JITTER: Final = 0.1
+#: Longest half-open time after a cooldown, in seconds: the prober's lease. After it the
+#: scope is open to every caller, whatever became of the probe.
+DEFAULT_PROBE_LEASE: Final = 1.0
+#: While another caller probes, a waiter looks again after at most this many seconds,
+#: uniformly from a tenth of it: waiters learn of the probe's success at spread moments,
+#: so the fleet does not come back in step (a fleet in step has many requests on the way
+#: when the limit is reached again).
+DEFAULT_PROBE_POLL: Final = 0.05
 
 #: A policy's scope: a name, or a function of the wrapped call's arguments.
 Scope = str | Callable[..., str]
+
+
+class Admission(NamedTuple):
+    """Whether an attempt under a scope may start now (the answer of ``admit``).
+
+    .. versionadded:: 0.1.0
+    """
+
+    #: Seconds to wait before asking again; ``0.0``: attempt now.
+    wait: float
+    #: The probe lease's token when this caller is the prober (it must end the probe
+    #: with ``end_probe``), else ``None``.
+    probe: str | None = None
 
 
 @runtime_checkable
@@ -62,11 +98,27 @@ class Coordination(Protocol):
     Implementations answer from their store, or from this process when the store
     fails: no method raises because coordination is unavailable.
 
+    ``admit`` is asked before every attempt: during a cooldown it answers the time left;
+    in the half-open time after it, it admits one prober (``Admission(0.0, token)``) and
+    tells the others when to look again; otherwise ``Admission(0.0)``. The prober reports
+    with ``end_probe``; ``extend_cooldown`` ends the half-open state too.
+
     .. versionadded:: 0.1.0
     """
 
     def cooldown(self, scope: str) -> float:
         """Seconds left of ``scope``'s cooldown, ``0.0`` when there is none."""
+        ...
+
+    def admit(self, scope: str) -> Admission:
+        """Whether an attempt under ``scope`` may start now (see the class docstring)."""
+        ...
+
+    def end_probe(self, scope: str, token: str, *, lifted: bool) -> None:
+        """End the probe holding ``token``: ``lifted`` ends the cooldown, else frees the lease.
+
+        A cooldown recorded after the probe started is kept either way.
+        """
         ...
 
     def extend_cooldown(self, scope: str, seconds: float) -> None:
@@ -83,6 +135,14 @@ class Coordination(Protocol):
 
     async def acooldown(self, scope: str) -> float:
         """:meth:`cooldown` for async callers."""
+        ...
+
+    async def aadmit(self, scope: str) -> Admission:
+        """:meth:`admit` for async callers."""
+        ...
+
+    async def aend_probe(self, scope: str, token: str, *, lifted: bool) -> None:
+        """:meth:`end_probe` for async callers."""
         ...
 
     async def aextend_cooldown(self, scope: str, seconds: float) -> None:
@@ -115,6 +175,16 @@ def check_scope(scope: object) -> str:
     return scope
 
 
+def new_probe_token() -> str:
+    """A probe lease's token: unique, so only its holder can end the probe."""
+    return secrets.token_hex(8)
+
+
+def poll_wait(poll: float, lease_left: float) -> float:
+    """A waiter's sleep while another caller probes: a jittered ``poll``, within the lease."""
+    return min(lease_left, random.uniform(poll / 10, poll))  # noqa: S311 - jitter, not cryptography
+
+
 def resolve_scope(
     scope: Scope | None, args: tuple[object, ...], kwargs: Mapping[str, object]
 ) -> str:
@@ -139,25 +209,43 @@ class InProcessCoordination:
         max_cooldown: Longest cooldown recorded, in seconds.
         max_scopes: Most scopes with a cooldown held at once; beyond it, ended cooldowns
             are dropped first, then the one ending soonest.
+        probe_lease: Longest half-open time after a cooldown, in seconds.
+        probe_poll: About how often a waiter looks again while another call probes.
         clock: Monotonic seconds.
 
     .. versionadded:: 0.1.0
     """
 
-    __slots__ = ("_clock", "_lock", "_max_cooldown", "_max_scopes", "_until")
+    __slots__ = (
+        "_clock",
+        "_lease",
+        "_lock",
+        "_max_cooldown",
+        "_max_scopes",
+        "_poll",
+        "_probes",
+        "_until",
+    )
 
     def __init__(
         self,
         *,
         max_cooldown: float = DEFAULT_MAX_COOLDOWN,
         max_scopes: int = 1024,
+        probe_lease: float = DEFAULT_PROBE_LEASE,
+        probe_poll: float = DEFAULT_PROBE_POLL,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._max_cooldown = require_number("max_cooldown", max_cooldown)
         self._max_scopes = require_int("max_scopes", max_scopes, minimum=1)
+        self._lease = require_number("probe_lease", probe_lease)
+        self._poll = require_number("probe_poll", probe_poll, strict=True)
         require_callable("clock", clock)
         self._clock = clock
+        # A scope's cooldown end; kept through the half-open time after it.
         self._until: dict[str, float] = {}
+        # A half-open scope's prober: its token.
+        self._probes: dict[str, str] = {}
         self._lock = threading.Lock()
 
     @property
@@ -165,35 +253,80 @@ class InProcessCoordination:
         """Longest cooldown recorded, in seconds."""
         return self._max_cooldown
 
+    @property
+    def probe_lease(self) -> float:
+        """Longest half-open time after a cooldown, in seconds."""
+        return self._lease
+
+    @property
+    def probe_poll(self) -> float:
+        """About how often a waiter looks again while another call probes, in seconds."""
+        return self._poll
+
+    def _state(self, scope: str) -> float | None:
+        """Seconds left of ``scope``'s cooldown (``<= 0``: half-open), ``None``: open.
+
+        Forgets a scope whose half-open time is over (the lock is held).
+        """
+        until = self._until.get(scope)
+        if until is None:
+            return None
+        left = until - self._clock()
+        if left + self._lease <= 0:
+            del self._until[scope]
+            self._probes.pop(scope, None)
+            return None
+        return left
+
     def cooldown(self, scope: str) -> float:
         """Seconds left of ``scope``'s cooldown in this process."""
         with self._lock:
-            until = self._until.get(scope)
-            if until is None:
-                return 0.0
-            left = until - self._clock()
-            if left <= 0:
+            left = self._state(scope)
+            return 0.0 if left is None or left <= 0 else left
+
+    def admit(self, scope: str) -> Admission:
+        """Wait out the cooldown; after it, admit one prober and let the others poll."""
+        with self._lock:
+            left = self._state(scope)
+            if left is None:
+                return Admission(0.0)
+            if left > 0:
+                return Admission(left)
+            if scope not in self._probes:
+                token = self._probes[scope] = new_probe_token()
+                return Admission(0.0, token)
+            return Admission(poll_wait(self._poll, left + self._lease))
+
+    def end_probe(self, scope: str, token: str, *, lifted: bool) -> None:
+        """End the probe holding ``token``; ``lifted`` ends an ended cooldown at once."""
+        with self._lock:
+            if self._probes.get(scope) != token:
+                return
+            del self._probes[scope]
+            if lifted and self._until.get(scope, math.inf) <= self._clock():
                 del self._until[scope]
-                return 0.0
-            return left
 
     def extend_cooldown(self, scope: str, seconds: float) -> None:
         """Make ``scope``'s cooldown last at least ``seconds`` (capped) from now."""
         with self._lock:
-            until = self._clock() + min(seconds, self._max_cooldown)
-            if until <= self._until.get(scope, until - 1.0):
+            now = self._clock()
+            until = now + min(seconds, self._max_cooldown)
+            if until <= self._until.get(scope, -math.inf):
                 return
             if scope not in self._until and len(self._until) >= self._max_scopes:
-                self._make_room()
+                self._make_room(now)
             self._until[scope] = until
+            self._probes.pop(scope, None)
 
-    def _make_room(self) -> None:
-        """Drop ended cooldowns, or else the one ending soonest (the lock is held)."""
-        now = self._clock()
-        for ended in [name for name, until in self._until.items() if until <= now]:
+    def _make_room(self, now: float) -> None:
+        """Drop scopes past their half-open time, or else the one ending soonest."""
+        for ended in [name for name, until in self._until.items() if until + self._lease <= now]:
             del self._until[ended]
+            self._probes.pop(ended, None)
         if len(self._until) >= self._max_scopes:
-            del self._until[min(self._until, key=self._until.__getitem__)]
+            soonest = min(self._until, key=self._until.__getitem__)
+            del self._until[soonest]
+            self._probes.pop(soonest, None)
 
     def try_spend(self, scope: str, budget: RetryBudget) -> bool:  # noqa: ARG002 - one bucket
         """Take a token from ``budget`` itself (shared by whoever holds it)."""
@@ -206,6 +339,14 @@ class InProcessCoordination:
     async def acooldown(self, scope: str) -> float:
         """:meth:`cooldown` (no I/O, so it never waits)."""
         return self.cooldown(scope)
+
+    async def aadmit(self, scope: str) -> Admission:
+        """:meth:`admit` (no I/O)."""
+        return self.admit(scope)
+
+    async def aend_probe(self, scope: str, token: str, *, lifted: bool) -> None:
+        """:meth:`end_probe` (no I/O)."""
+        self.end_probe(scope, token, lifted=lifted)
 
     async def aextend_cooldown(self, scope: str, seconds: float) -> None:
         """:meth:`extend_cooldown` (no I/O)."""
@@ -220,4 +361,7 @@ class InProcessCoordination:
         self.record_success(scope, budget)
 
     def __repr__(self) -> str:
-        return f"InProcessCoordination(max_cooldown={self._max_cooldown:g})"
+        return (
+            f"InProcessCoordination(max_cooldown={self._max_cooldown:g}, "
+            f"probe_lease={self._lease:g})"
+        )

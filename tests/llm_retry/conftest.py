@@ -114,10 +114,11 @@ _READY_TIMEOUT = 10.0
 class RedisServer:
     """A redis-server process on a free loopback port, with its data in a temp dir."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, *, port=None, flags=()):
         self.directory = directory
-        self.port = _free_port()
+        self.port = port or _free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.flags = list(flags)
         self.process = None
 
     def start(self):
@@ -134,6 +135,7 @@ class RedisServer:
                 "",
                 "--appendonly",
                 "no",
+                *self.flags,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -172,6 +174,82 @@ def _free_port():
         return probe.getsockname()[1]
 
 
+def _free_cluster_port(tries=50):
+    """A free port whose cluster bus port (``port + 10000``) is free too."""
+    for _ in range(tries):
+        port = _free_port()
+        if port + 10000 > 65535:
+            continue
+        with socket.socket() as bus:
+            try:
+                bus.bind(("127.0.0.1", port + 10000))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError(f"no free port pair for a cluster node in {tries} tries")
+
+
+#: The slots of each master of the test cluster (16384 in all), as CLUSTER ADDSLOTSRANGE.
+CLUSTER_SLOTS = ((0, 5460), (5461, 10922), (10923, 16383))
+_CLUSTER_READY_TIMEOUT = 30.0
+
+
+class RedisClusterNodes:
+    """Three redis-server masters on loopback, joined by hand into one Redis Cluster.
+
+    ``CLUSTER ADDSLOTSRANGE`` and ``CLUSTER MEET`` through redis-py, so only the
+    redis-server binary is needed (not redis-cli's ``--cluster create``).
+    """
+
+    def __init__(self, directory):
+        self.nodes = []
+        for index in range(len(CLUSTER_SLOTS)):
+            node_dir = directory / f"node{index}"
+            node_dir.mkdir()
+            flags = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
+            self.nodes.append(RedisServer(node_dir, port=_free_cluster_port(), flags=flags))
+        self.url = self.nodes[0].url
+
+    def start(self):
+        try:
+            for node in self.nodes:
+                node.start()
+            clients = [node.client() for node in self.nodes]
+            try:
+                for client, (first, last) in zip(clients, CLUSTER_SLOTS, strict=True):
+                    client.execute_command("CLUSTER", "ADDSLOTSRANGE", first, last)
+                for node in self.nodes[1:]:
+                    clients[0].execute_command("CLUSTER", "MEET", "127.0.0.1", node.port)
+                deadline = time.monotonic() + _CLUSTER_READY_TIMEOUT
+                while not all(_cluster_ok(client, len(self.nodes)) for client in clients):
+                    if time.monotonic() > deadline:
+                        raise RuntimeError("the test Redis Cluster did not become ready")
+                    time.sleep(0.05)
+            finally:
+                for client in clients:
+                    client.close()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self):
+        for node in self.nodes:
+            node.stop()
+
+    def node_of(self, slot):
+        """The node serving ``slot``."""
+        for node, (first, last) in zip(self.nodes, CLUSTER_SLOTS, strict=True):
+            if first <= slot <= last:
+                return node
+        raise ValueError(f"slot {slot} is outside 0..16383")
+
+
+def _cluster_ok(client, size):
+    info = client.cluster("info")
+    return info.get("cluster_state") == "ok" and int(info.get("cluster_known_nodes", 0)) == size
+
+
 def _redis_or_skip():
     if shutil.which("redis-server") is None:
         reason = "the redis-server binary is not on PATH (apt-get install redis-server)"
@@ -187,6 +265,15 @@ def redis_server(tmp_path_factory):
     server = RedisServer(tmp_path_factory.mktemp("redis")).start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory):
+    """A three-master Redis Cluster on loopback for the session."""
+    _redis_or_skip()
+    cluster = RedisClusterNodes(tmp_path_factory.mktemp("redis-cluster")).start()
+    yield cluster
+    cluster.stop()
 
 
 @pytest.fixture

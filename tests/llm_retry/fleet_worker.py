@@ -3,8 +3,10 @@
 Run as ``python fleet_worker.py JOB URL PREFIX SCOPE [ARG...]``:
 
 * ``rate_limit RETRY_AFTER``: one call that gets a 429 with ``Retry-After``;
-* ``call DEADLINE``: one call that succeeds, timed from start to its first attempt;
-* ``spend CAPACITY TRIES``: try to take ``TRIES`` budget tokens, one at a time.
+* ``call DEADLINE``: one call that succeeds, timed from start to its first attempt (and
+  that attempt's wall-clock time, the clock Redis ``TIME`` reads on this machine);
+* ``spend CAPACITY TRIES``: try to take ``TRIES`` budget tokens, one at a time;
+* ``admit AT``: ask for admission once, at wall-clock time ``AT`` (so the processes race).
 """
 
 import dataclasses
@@ -25,6 +27,11 @@ def main(job, url, prefix, scope, *args):
             result = rate_limit(policy, float(args[0]))
         elif job == "call":
             result = call(policy, float(args[0]))
+        elif job == "admit":
+            coordination.cooldown(scope)  # connected, scripts loaded: the race is the admission
+            time.sleep(max(0.0, float(args[0]) - time.time()))
+            admission = coordination.admit(scope)
+            result = {"wait": admission.wait, "probe": admission.probe is not None}
         else:
             budget = RetryBudget(float(args[0]))
             result = {
@@ -54,7 +61,7 @@ def call(policy, deadline):
     first = []
 
     def work():
-        first.append(time.monotonic() - started)
+        first.append((time.monotonic() - started, time.time()))
         return "ok"
 
     try:
@@ -62,7 +69,7 @@ def call(policy, deadline):
     except RateLimitError as error:
         info = retry_info(error)
         return {"outcome": "rate_limited", "reason": info.reason, "attempts": info.attempts}
-    return {"outcome": "ok", "first_attempt_after": first[0]}
+    return {"outcome": "ok", "first_attempt_after": first[0][0], "first_attempt_at": first[0][1]}
 
 
 if __name__ == "__main__":

@@ -1,11 +1,14 @@
 """Coordination: scopes, the in-process backend, and how a call uses any backend."""
 
 import asyncio
+import threading
+import time
 
 import pytest
 
 from llm_errors import AuthError, RateLimitError, ServerError
 from llm_retry import (
+    Admission,
     Coordination,
     GiveUpReason,
     InProcessCoordination,
@@ -24,16 +27,42 @@ class Named:
 
 
 class Recording:
-    """A backend of the test's own that records which operations a call used."""
+    """A backend of the test's own that records which operations a call used.
 
-    def __init__(self, cooldown=0.0):
+    Its admission is the set cooldown once (then none), with a probe token if given.
+    """
+
+    def __init__(self, cooldown=0.0, probe=None):
         self.left = cooldown
+        self.probe = probe
         self.used = []
+
+    def _admission(self):
+        left, self.left = self.left, 0.0
+        return Admission(left) if left else Admission(0.0, self.probe)
 
     def cooldown(self, scope):
         """Record, answer the set cooldown."""
         self.used.append(("cooldown", scope))
         return self.left
+
+    def admit(self, scope):
+        """Record, answer the set cooldown once."""
+        self.used.append(("admit", scope))
+        return self._admission()
+
+    def end_probe(self, scope, token, *, lifted):
+        """Record."""
+        self.used.append(("end_probe", scope, token, lifted))
+
+    async def aadmit(self, scope):
+        """Record, answer the set cooldown once."""
+        self.used.append(("aadmit", scope))
+        return self._admission()
+
+    async def aend_probe(self, scope, token, *, lifted):
+        """Record."""
+        self.used.append(("aend_probe", scope, token, lifted))
 
     def extend_cooldown(self, scope, seconds):
         """Record."""
@@ -217,7 +246,7 @@ def test_one_call_429_delays_the_next_calls_first_attempt(make_policy, clock, sc
     with instant_retries() as recorder:
         assert policy.wrap(backend)() == "ok"
     [pause] = recorder.sleeps
-    assert 5.0 - 1e-9 <= pause <= 5.5  # the cooldown, plus up to 10 % wake-up jitter
+    assert 5.0 <= pause <= 5.5  # the cooldown, plus up to 10 % wake-up jitter
     assert backend.calls == 1
 
 
@@ -269,15 +298,14 @@ def test_cooldown_past_the_deadline_fails_fast(make_policy, clock, script):
 def test_wake_up_jitter_never_crosses_the_deadline(make_policy, clock, script):
     """A cooldown just inside the deadline is waited, its jitter cut at the deadline."""
     shared = InProcessCoordination(clock=clock)
-    shared.extend_cooldown("s", 9.9)
     policy = make_policy(coordination=shared, scope="s", deadline=10.0)
     for _ in range(20):
         clock.sleeps.clear()
         shared.extend_cooldown("s", 9.9)
-        policy.wrap(script("ok"))()
+        assert policy.wrap(script("ok"))() == "ok"
         [pause] = clock.sleeps
         assert 9.9 - 1e-9 <= pause <= 10.0
-        clock.advance(-pause)  # back to the same moment for the next round
+        clock.advance(10.0)  # past the half-open time, for the next round
 
 
 def test_wake_up_jitter_spreads_the_fleet(make_policy, clock, script):
@@ -288,11 +316,152 @@ def test_wake_up_jitter_spreads_the_fleet(make_policy, clock, script):
     for _ in range(50):
         shared.extend_cooldown("s", 10.0)
         clock.sleeps.clear()
-        policy.wrap(script("ok"))()
+        assert policy.wrap(script("ok"))() == "ok"
         pauses.extend(clock.sleeps)
         clock.advance(-clock.sleeps[0])
     assert all(10.0 - 1e-9 <= pause <= 11.0 for pause in pauses)
     assert len({round(pause, 6) for pause in pauses}) > 40
+
+
+def test_a_cooldown_extended_during_the_wait_is_waited_too(make_policy, clock):
+    """After each wait the call asks again, so a longer cooldown set meanwhile holds it."""
+    shared = InProcessCoordination(clock=clock)
+    shared.extend_cooldown("s", 2.0)
+    waits = []
+
+    def sleep(seconds):
+        waits.append(seconds)
+        clock.sleep(seconds)
+        if len(waits) == 1:
+            shared.extend_cooldown("s", 3.0)  # another caller's 429, while this one slept
+
+    policy = make_policy(coordination=shared, scope="s", sleep=sleep)
+    assert policy.wrap(lambda: "ok")() == "ok"
+    assert len(waits) == 2
+    # The first wait (jittered) ended as the new cooldown began; the second waited it out.
+    assert 2.0 <= waits[0] <= 2.2
+    assert 3.0 <= waits[1] <= 3.3 + 1e-9
+
+
+# --- the half-open state after a cooldown ------------------------------------------------
+
+
+def test_after_a_cooldown_one_caller_probes(clock):
+    """The first caller after the end gets the lease; the others poll within the lease."""
+    shared = InProcessCoordination(clock=clock, probe_lease=1.0, probe_poll=0.05)
+    shared.extend_cooldown("s", 5.0)
+    assert shared.admit("s") == Admission(5.0)
+    clock.advance(5.0)
+    first = shared.admit("s")
+    assert first.wait == 0.0
+    assert first.probe is not None
+    for _ in range(20):
+        waiting = shared.admit("s")
+        assert waiting.probe is None
+        assert 0.005 <= waiting.wait <= 0.05
+    assert shared.cooldown("s") == 0.0  # the cooldown itself is over
+    shared.end_probe("s", first.probe, lifted=True)
+    assert shared.admit("s") == Admission(0.0)  # lifted: open to everyone
+
+
+def test_a_probe_that_fails_otherwise_frees_the_lease(clock):
+    """Not lifted: the next caller probes; a stale token ends nothing."""
+    shared = InProcessCoordination(clock=clock)
+    shared.extend_cooldown("s", 1.0)
+    clock.advance(1.0)
+    first = shared.admit("s")
+    shared.end_probe("s", "not-the-token", lifted=True)
+    assert shared.admit("s").probe is None  # still held by the first
+    shared.end_probe("s", first.probe, lifted=False)
+    second = shared.admit("s")
+    assert second.probe not in (None, first.probe)
+
+
+def test_a_rate_limited_probe_closes_the_scope_again(clock):
+    """A new cooldown during the probe ends it; the end after that gets a fresh probe."""
+    shared = InProcessCoordination(clock=clock)
+    shared.extend_cooldown("s", 1.0)
+    clock.advance(1.0)
+    first = shared.admit("s")
+    shared.extend_cooldown("s", 2.0)
+    assert shared.admit("s") == Admission(2.0)
+    shared.end_probe("s", first.probe, lifted=True)  # too late: the new cooldown stays
+    assert shared.cooldown("s") == 2.0
+    clock.advance(2.0)
+    assert shared.admit("s").probe not in (None, first.probe)
+
+
+def test_the_half_open_time_is_bounded_by_the_lease(clock):
+    """A probe that never reports holds the others for ``probe_lease`` at most."""
+    shared = InProcessCoordination(clock=clock, probe_lease=0.5)
+    shared.extend_cooldown("s", 1.0)
+    clock.advance(1.2)
+    assert shared.admit("s").probe is not None
+    waiting = shared.admit("s")
+    assert 0.0 < waiting.wait <= 0.3 + 1e-9  # never past the lease's end
+    clock.advance(0.3)
+    assert shared.admit("s") == Admission(0.0)
+
+
+def test_waiters_start_after_the_probe_got_through():
+    """Real threads: one call probes, the others' first attempts come after its success."""
+    shared = InProcessCoordination(probe_lease=5.0, probe_poll=0.01)
+    policy = RetryPolicy(coordination=shared, scope="s", on_retry=None, deadline=10.0)
+    release, entered = threading.Event(), []
+    lock = threading.Lock()
+
+    def work(name):
+        with lock:
+            entered.append((name, time.monotonic()))
+        if len(entered) == 1:
+            assert release.wait(5.0)  # the probe is slow; nobody else may start meanwhile
+        return name
+
+    shared.extend_cooldown("s", 0.05)
+    threads = [threading.Thread(target=policy.wrap(work), args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.3)
+    assert len(entered) == 1  # the cooldown is over, yet only the probe went
+    released = time.monotonic()
+    release.set()
+    for thread in threads:
+        thread.join(timeout=5.0)
+    assert len(entered) == 6
+    assert all(at >= released for _, at in entered[1:])
+
+
+def test_a_half_open_wait_past_the_deadline_fails_fast(make_policy, clock):
+    """While another call probes, a call with no room for one more look is not attempted."""
+    shared = InProcessCoordination(clock=clock, probe_poll=0.05)
+    shared.extend_cooldown("s", 1.0)
+    clock.advance(1.0)
+    assert shared.admit("s").probe is not None  # someone else probes
+    policy = make_policy(coordination=shared, scope="s", deadline=0.001)
+    with pytest.raises(RateLimitError) as raised:
+        policy.wrap(lambda: "ok")()
+    assert retry_info(raised.value).reason is GiveUpReason.COOLDOWN
+
+
+def test_a_call_that_probes_lifts_or_frees(make_policy, script):
+    """The probing call ends its probe: lifted when it got through, freed on a failure."""
+    lifted = Recording(probe="t1")
+    policy = make_policy(coordination=lifted, scope="s")
+    assert policy.wrap(script("ok"))() == "ok"
+    assert lifted.used == [("admit", "s"), ("end_probe", "s", "t1", True)]
+    freed = Recording(probe="t2")
+    policy = make_policy(coordination=freed, scope="s", max_attempts=1)
+    with pytest.raises(ServerError):
+        policy.wrap(script(ServerError("503")))()
+    assert freed.used == [("admit", "s"), ("end_probe", "s", "t2", False)]
+
+
+def test_an_async_call_that_probes_ends_it_asynchronously(make_policy, script):
+    """Async calls end their probe through the async operation."""
+    backend = Recording(probe="t")
+    policy = make_policy(coordination=backend, scope="s")
+    assert asyncio.run(policy.wrap(script("ok").acall)()) == "ok"
+    assert backend.used == [("aadmit", "s"), ("aend_probe", "s", "t", True)]
 
 
 def test_sync_call_uses_the_sync_operations(make_policy, script):
@@ -301,10 +470,10 @@ def test_sync_call_uses_the_sync_operations(make_policy, script):
     policy = make_policy(coordination=backend, scope="s", budget=RetryBudget())
     assert policy.wrap(script(RateLimitError("429", retry_after=2.0), "ok"))() == "ok"
     assert backend.used == [
-        ("cooldown", "s"),
+        ("admit", "s"),
         ("extend_cooldown", "s", 2.0),
         ("try_spend", "s"),
-        ("cooldown", "s"),
+        ("admit", "s"),
         ("record_success", "s"),
     ]
 
@@ -316,10 +485,10 @@ def test_async_call_uses_only_the_async_operations(make_policy, script):
     wrapped = policy.wrap(script(RateLimitError("429", retry_after=2.0), "ok").acall)
     assert asyncio.run(wrapped()) == "ok"
     assert backend.used == [
-        ("acooldown", "s"),
+        ("aadmit", "s"),
         ("aextend_cooldown", "s", 2.0),
         ("atry_spend", "s"),
-        ("acooldown", "s"),
+        ("aadmit", "s"),
         ("arecord_success", "s"),
     ]
 
@@ -337,7 +506,7 @@ def test_async_stream_uses_the_async_operations(make_policy):
         return [item async for item in stream()]
 
     assert asyncio.run(main()) == ["a"]
-    assert backend.used == [("acooldown", "s"), ("arecord_success", "s")]
+    assert backend.used == [("aadmit", "s"), ("arecord_success", "s")]
 
 
 def test_async_attempts_wait_out_the_cooldown(make_policy, clock):
@@ -352,8 +521,9 @@ def test_async_attempts_wait_out_the_cooldown(make_policy, clock):
         return None
 
     assert asyncio.run(main()) == 1
-    assert backend.used == [("acooldown", "s")]
-    assert 3.0 <= clock.sleeps[0] <= 3.3
+    assert backend.used == [("aadmit", "s"), ("aadmit", "s")]
+    [pause] = clock.sleeps
+    assert 3.0 <= pause <= 3.3
 
 
 def test_sync_attempts_wait_out_the_cooldown(make_policy, clock):
@@ -363,8 +533,9 @@ def test_sync_attempts_wait_out_the_cooldown(make_policy, clock):
     for attempt in policy.attempts():
         with attempt:
             pass
-    assert backend.used == [("cooldown", "s")]
-    assert 2.0 <= clock.sleeps[0] <= 2.2
+    assert backend.used == [("admit", "s"), ("admit", "s")]
+    [pause] = clock.sleeps
+    assert 2.0 <= pause <= 2.2
 
 
 def test_budget_scope_without_coordination_is_the_object(make_policy, script):
@@ -421,7 +592,9 @@ def test_mistral_adapter_calls_share_the_models_scope(clock):
 
 def test_in_process_repr_names_the_cap():
     """The repr shows the settings."""
-    assert repr(InProcessCoordination(max_cooldown=30)) == "InProcessCoordination(max_cooldown=30)"
+    assert repr(InProcessCoordination(max_cooldown=30)) == (
+        "InProcessCoordination(max_cooldown=30, probe_lease=1)"
+    )
 
 
 def test_from_mapping_refuses_a_scope_that_is_not_a_string():

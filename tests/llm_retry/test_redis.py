@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -141,8 +142,13 @@ def test_cooldown_is_capped(redis_server, prefix):
 
 def test_cooldown_is_shared_across_processes(redis_server, prefix):
     """One process's 429 makes another wait before its first attempt, or fail fast."""
-    [hit] = run_workers(("rate_limit", redis_server.url, prefix, SCOPE, 3.0))
+    [hit] = run_workers(("rate_limit", redis_server.url, prefix, SCOPE, 6.0))
     assert hit == {"limited": True, "fallbacks": 0}
+    client = redis_server.client()
+    try:
+        ends = int(client.get(f"{prefix}:{{{SCOPE}}}:cooldown")) / 1_000_000
+    finally:
+        client.close()
     patient, hasty, elsewhere = run_workers(
         ("call", redis_server.url, prefix, SCOPE, 30),
         ("call", redis_server.url, prefix, SCOPE, 0.05),
@@ -151,7 +157,8 @@ def test_cooldown_is_shared_across_processes(redis_server, prefix):
     # The patient one waited (the rest of) the cooldown before its first attempt; the
     # hasty one's deadline ends first, so it was never attempted.
     assert patient["outcome"] == "ok"
-    assert patient["first_attempt_after"] > 0.2
+    assert patient["first_attempt_after"] > 0.01  # it did wait (it started well before the end)
+    assert patient["first_attempt_at"] >= ends - 0.005  # and not before the recorded end
     assert hasty == {
         "outcome": "rate_limited",
         "reason": GiveUpReason.COOLDOWN,
@@ -162,14 +169,29 @@ def test_cooldown_is_shared_across_processes(redis_server, prefix):
     assert elsewhere["first_attempt_after"] < patient["first_attempt_after"]
 
 
+def sleeper(slept):
+    """A real ``time.sleep`` that records what it was asked."""
+
+    def sleep(seconds):
+        slept.append(seconds)
+        time.sleep(seconds)
+
+    return sleep
+
+
 def test_a_call_waits_out_the_cooldown_before_its_first_attempt(coordination):
-    """The wait is the cooldown left plus at most 10 % jitter, and counts as waited."""
+    """The wait is what Redis says is left, plus at most 10 % jitter; then it asks again."""
     slept = []
-    policy = RetryPolicy(coordination=coordination, scope=SCOPE, on_retry=None, sleep=slept.append)
-    coordination.extend_cooldown(SCOPE, 2.0)
+    policy = RetryPolicy(
+        coordination=coordination, scope=SCOPE, on_retry=None, sleep=sleeper(slept)
+    )
+    coordination.extend_cooldown(SCOPE, 0.5)
+    started = time.monotonic()
     assert policy.wrap(lambda: "ok")() == "ok"
-    [pause] = slept
-    assert 1.5 < pause <= 2.0 * 1.1
+    took = time.monotonic() - started
+    assert 0.3 < slept[0] <= 0.55
+    assert sum(slept) <= 0.55 + 0.05  # at most a short top-up after the server's clock
+    assert took < 0.55 + 0.25
 
 
 def test_a_call_whose_deadline_ends_first_fails_fast(coordination):
@@ -207,11 +229,14 @@ def test_a_retry_waits_for_a_cooldown_another_caller_extended(coordination):
             raise RateLimitError("429", status=429, retry_after=0.0)
         return "ok"
 
-    policy = RetryPolicy(coordination=coordination, scope=SCOPE, on_retry=None, sleep=slept.append)
+    policy = RetryPolicy(
+        coordination=coordination, scope=SCOPE, on_retry=None, sleep=sleeper(slept)
+    )
     assert policy.wrap(backend)() == "ok"
-    # The retry's own wait (Retry-After: 0), then the shared cooldown's.
+    # The retry's own wait (Retry-After: 0), then the shared cooldown's, to its end.
     assert slept[0] == 0.0
     assert 2.5 < slept[1] <= 3.3
+    assert sum(slept) <= 3.35
 
 
 # --- budget -----------------------------------------------------------------------------
@@ -289,6 +314,7 @@ def test_async_call_waits_out_the_cooldown(coordination):
 
     async def record(seconds):
         slept.append(seconds)
+        await asyncio.sleep(seconds)
 
     async def work():
         return "ok"
@@ -303,8 +329,8 @@ def test_async_call_waits_out_the_cooldown(coordination):
             await coordination.aclose()
 
     assert asyncio.run(main()) == "ok"
-    [pause] = slept
-    assert 0.5 < pause <= 1.1
+    assert 0.5 < slept[0] <= 1.1
+    assert sum(slept) <= 1.15
 
 
 def test_async_429_sets_the_cooldown_and_fails_the_next_call_fast(coordination):
@@ -495,3 +521,178 @@ def test_async_operations_skip_redis_while_it_is_left_alone(own_redis_server, pr
     assert 1.5 < left <= 2.0  # this process's own cooldown
     assert backend.fallbacks == 5
     assert budget.tokens == 1.0
+
+
+# --- the half-open state after a cooldown -------------------------------------------------
+
+
+def half_open(backend, lease_backend=None):
+    """Record a short cooldown and wait for its end: the scope is half-open."""
+    (lease_backend or backend).extend_cooldown(SCOPE, 0.05)
+    time.sleep(0.1)
+
+
+def test_exactly_one_prober_among_many_processes(redis_server, prefix):
+    """Eight processes ask at the same moment after a cooldown: one probes, seven wait."""
+    backend = RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0, probe_lease=30.0)
+    try:
+        half_open(backend)
+        results = run_workers(*[("admit", redis_server.url, prefix, SCOPE, time.time() + 3)] * 8)
+    finally:
+        backend.close()
+    assert sum(result["probe"] for result in results) == 1
+    waits = [result["wait"] for result in results if not result["probe"]]
+    assert len(waits) == 7
+    assert all(0.0 < wait <= 0.05 for wait in waits)  # look again soon, within the poll
+    assert all(result["fallbacks"] == 0 for result in results)
+
+
+def test_the_probe_lifts_the_cooldown(coordination, redis_server):
+    """The prober's success deletes both keys: everyone is admitted at once."""
+    half_open(coordination)
+    probe = coordination.admit(SCOPE)
+    assert (probe.wait, probe.probe is not None) == (0.0, True)
+    other = RedisCoordination(redis_server.url, prefix=coordination.prefix, timeout=2.0)
+    try:
+        assert other.admit(SCOPE).wait > 0.0
+        other.end_probe(SCOPE, "a-stale-token", lifted=True)  # not the holder: nothing ends
+        assert other.admit(SCOPE).wait > 0.0
+        coordination.end_probe(SCOPE, probe.probe, lifted=True)
+        assert other.admit(SCOPE) == (0.0, None)
+    finally:
+        other.close()
+    client = redis_server.client()
+    try:
+        keys = coordination.key(SCOPE, "cooldown"), coordination.key(SCOPE, "probe")
+        assert client.exists(*keys) == 0
+    finally:
+        client.close()
+
+
+def test_a_failed_probe_frees_the_lease_and_a_429_closes_the_scope(coordination):
+    """Not lifted: the next caller probes; a new Retry-After makes it a cooldown again."""
+    half_open(coordination)
+    first = coordination.admit(SCOPE).probe
+    coordination.end_probe(SCOPE, first, lifted=False)
+    second = coordination.admit(SCOPE).probe
+    assert second not in (None, first)
+    coordination.extend_cooldown(SCOPE, 0.3)  # the second probe got a 429
+    assert 0.2 < coordination.admit(SCOPE).wait <= 0.3
+    time.sleep(0.35)
+    assert coordination.admit(SCOPE).probe not in (None, second)
+
+
+def test_the_lease_expires_with_the_half_open_time(redis_server, prefix):
+    """A prober that never reports holds the others for ``probe_lease`` at most."""
+    backend = RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0, probe_lease=0.3)
+    client = redis_server.client()
+    try:
+        half_open(backend)
+        assert backend.admit(SCOPE).probe is not None
+        assert 0 < client.pttl(backend.key(SCOPE, "probe")) <= 300
+        assert 0.0 < backend.admit(SCOPE).wait <= 0.05
+        time.sleep(0.3)
+        assert backend.admit(SCOPE) == (0.0, None)
+        assert client.exists(backend.key(SCOPE, "cooldown"), backend.key(SCOPE, "probe")) == 0
+    finally:
+        client.close()
+        backend.close()
+
+
+def test_waiters_start_after_the_probe_got_through(redis_server, prefix):
+    """Real calls in threads, one backend each: the others wait for the prober's success."""
+    backends = [
+        RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0, probe_lease=5.0)
+        for _ in range(4)
+    ]
+    release, entered, lock = threading.Event(), [], threading.Lock()
+
+    def work(name):
+        with lock:
+            entered.append((name, time.monotonic()))
+            first = len(entered) == 1
+        if first:
+            assert release.wait(5.0)  # a slow probe
+        return name
+
+    policies = [
+        RetryPolicy(coordination=backend, scope=SCOPE, on_retry=None, deadline=10.0)
+        for backend in backends
+    ]
+    try:
+        half_open(backends[0])
+        threads = [
+            threading.Thread(target=policy.wrap(work), args=(n,))
+            for n, policy in enumerate(policies)
+        ]
+        for thread in threads:
+            thread.start()
+        time.sleep(0.3)
+        assert len(entered) == 1
+        released = time.monotonic()
+        release.set()
+        for thread in threads:
+            thread.join(timeout=5.0)
+        lifted = backends[0].admit(SCOPE)  # the probe's success lifted the cooldown
+    finally:
+        for backend in backends:
+            backend.close()
+    assert len(entered) == 4
+    assert all(at >= released for _, at in entered[1:])
+    assert lifted == (0.0, None)
+
+
+def test_a_call_whose_deadline_ends_during_the_probe_fails_fast(coordination, redis_server):
+    """Another process probes; a call without room for one more look is not attempted."""
+    other = RedisCoordination(redis_server.url, prefix=coordination.prefix, timeout=2.0)
+    try:
+        half_open(coordination)
+        assert other.admit(SCOPE).probe is not None
+        backend, calls = limited(1.0)
+        policy = RetryPolicy(coordination=coordination, scope=SCOPE, on_retry=None, deadline=0.001)
+        with pytest.raises(RateLimitError) as raised:
+            policy.wrap(backend)()
+    finally:
+        other.close()
+    assert calls == []
+    assert retry_info(raised.value).reason is GiveUpReason.COOLDOWN
+
+
+def test_async_probe_through_the_asyncio_client(coordination):
+    """The async twins take, hold and lift the same lease."""
+
+    async def main():
+        try:
+            await coordination.aextend_cooldown(SCOPE, 0.05)
+            await asyncio.sleep(0.1)
+            probe = await coordination.aadmit(SCOPE)
+            waiting = await coordination.aadmit(SCOPE)
+            await coordination.aend_probe(SCOPE, probe.probe, lifted=True)
+            return probe, waiting, await coordination.aadmit(SCOPE)
+        finally:
+            await coordination.aclose()
+
+    probe, waiting, after = asyncio.run(main())
+    assert probe.probe is not None
+    assert waiting.probe is None
+    assert waiting.wait > 0.0
+    assert after == (0.0, None)
+
+
+def test_fail_open_when_the_server_stops_during_a_probe(own_redis_server, prefix):
+    """Another process holds the lease, then Redis stops: the call goes on without it."""
+    backend = RedisCoordination(own_redis_server.url, prefix=prefix, pause=0.0, timeout=2.0)
+    other = RedisCoordination(own_redis_server.url, prefix=prefix, timeout=2.0)
+    policy = RetryPolicy(coordination=backend, scope=SCOPE, on_retry=None, deadline=5.0)
+    try:
+        half_open(backend, other)
+        assert other.admit(SCOPE).probe is not None
+        assert backend.admit(SCOPE).wait > 0.0  # held by the other
+        own_redis_server.stop()
+        started = time.monotonic()
+        assert policy.wrap(lambda: "ok")() == "ok"
+        assert time.monotonic() - started < 1.0
+    finally:
+        other.close()
+        backend.close()
+    assert backend.fallbacks >= 1

@@ -1,4 +1,4 @@
-"""The Redis backend: four Lua scripts, a sync client and one async client per loop."""
+"""The Redis backend: six Lua scripts, a sync client and one async client per loop."""
 
 from __future__ import annotations
 
@@ -8,17 +8,29 @@ import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable
-from typing import Final
+from typing import Final, cast
 
 import redis as _redis
 import redis.asyncio as _aredis
+import redis.asyncio.cluster as _acluster
+import redis.cluster as _cluster
 from redis.asyncio.retry import Retry as _AsyncRetry
 from redis.backoff import NoBackoff as _NoBackoff
+from redis.exceptions import RedisClusterException as _RedisClusterException
 from redis.retry import Retry as _Retry
 
 from llm_retry._budget import RetryBudget
 from llm_retry._checks import require_number
-from llm_retry._coordination import DEFAULT_MAX_COOLDOWN, InProcessCoordination, check_scope
+from llm_retry._coordination import (
+    DEFAULT_MAX_COOLDOWN,
+    DEFAULT_PROBE_LEASE,
+    DEFAULT_PROBE_POLL,
+    Admission,
+    InProcessCoordination,
+    check_scope,
+    new_probe_token,
+    poll_wait,
+)
 
 __all__ = ["DEFAULT_PREFIX", "RedisCoordination"]
 
@@ -37,7 +49,8 @@ if left <= 0 then return 0 end
 return left
 """
 
-# ARGV: cooldown in microseconds, extra TTL in milliseconds. The later deadline wins.
+# KEYS: cooldown, probe. ARGV: cooldown in microseconds, the half-open time in
+# milliseconds. The later deadline wins, and a new one ends any probe.
 _EXTEND_COOLDOWN: Final = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -46,6 +59,37 @@ local stored = tonumber(redis.call('GET', KEYS[1]) or '0')
 if wanted <= stored then return 0 end
 local ttl = math.ceil((wanted - now) / 1000) + tonumber(ARGV[2])
 redis.call('SET', KEYS[1], string.format('%.0f', wanted), 'PX', ttl)
+redis.call('DEL', KEYS[2])
+return 1
+"""
+
+# KEYS: cooldown, probe. ARGV: a fresh probe token. {state, microseconds}: 0 open;
+# 1 closed, with the time left; 2 half-open, this caller holds the lease (which lasts
+# as long as the half-open time); 3 half-open, another caller holds it, lease time left.
+_ADMIT: Final = """
+local stored = redis.call('GET', KEYS[1])
+if not stored then return {0, 0} end
+local t = redis.call('TIME')
+local left = tonumber(stored) - (tonumber(t[1]) * 1000000 + tonumber(t[2]))
+if left > 0 then return {1, left} end
+local open = redis.call('PTTL', KEYS[1])
+if open <= 0 then return {0, 0} end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', open) then return {2, 0} end
+return {3, math.max(redis.call('PTTL', KEYS[2]), 1) * 1000}
+"""
+
+# KEYS: cooldown, probe. ARGV: the probe's token, 1 to lift the cooldown. Only the
+# lease's holder ends it; a cooldown that has not ended (a newer one) is kept.
+_END_PROBE: Final = """
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[2])
+if ARGV[2] == '1' then
+  local stored = redis.call('GET', KEYS[1])
+  local t = redis.call('TIME')
+  if stored and tonumber(stored) <= tonumber(t[1]) * 1000000 + tonumber(t[2]) then
+    redis.call('DEL', KEYS[1])
+  end
+end
 return 1
 """
 
@@ -76,37 +120,48 @@ end
 return 1
 """
 
-#: What counts as Redis being unavailable (timeouts included); anything else is a bug.
-_UNAVAILABLE: Final = (_redis.RedisError, OSError)
-#: Milliseconds a cooldown key outlives its cooldown.
-_COOLDOWN_KEY_MARGIN_MS: Final = 1000
+#: What counts as Redis being unavailable (timeouts and a cluster without its slots
+#: included); anything else is a bug.
+_UNAVAILABLE: Final = (_redis.RedisError, _RedisClusterException, OSError)
 
 
 _Args = list[str | int]
 
+#: The admit script's states (see ``_ADMIT``).
+_CLOSED, _PROBER, _PROBING = 1, 2, 3
+
 
 #: The scripts in the order the holders below unpack them.
-_SCRIPTS: Final = (_READ_COOLDOWN, _EXTEND_COOLDOWN, _TRY_SPEND, _RECORD_SUCCESS)
+_SCRIPTS: Final = (
+    _READ_COOLDOWN,
+    _EXTEND_COOLDOWN,
+    _ADMIT,
+    _END_PROBE,
+    _TRY_SPEND,
+    _RECORD_SUCCESS,
+)
 
 
 class _SyncScripts:
-    """The four scripts, registered on the sync client."""
+    """The scripts, registered on the sync client (standalone or cluster)."""
 
-    __slots__ = ("client", "extend", "read", "record", "spend")
+    __slots__ = ("admit", "client", "end_probe", "extend", "read", "record", "spend")
 
-    def __init__(self, client: _redis.Redis) -> None:
+    def __init__(self, client: _redis.Redis | _cluster.RedisCluster) -> None:
         self.client = client
-        self.read, self.extend, self.spend, self.record = map(client.register_script, _SCRIPTS)
+        scripts = map(client.register_script, _SCRIPTS)
+        self.read, self.extend, self.admit, self.end_probe, self.spend, self.record = scripts
 
 
 class _AsyncScripts:
-    """The four scripts, registered on one event loop's async client (typed apart)."""
+    """The scripts, registered on one event loop's async client (typed apart)."""
 
-    __slots__ = ("client", "extend", "read", "record", "spend")
+    __slots__ = ("admit", "client", "end_probe", "extend", "read", "record", "spend")
 
-    def __init__(self, client: _aredis.Redis) -> None:
+    def __init__(self, client: _aredis.Redis | _acluster.RedisCluster) -> None:
         self.client = client
-        self.read, self.extend, self.spend, self.record = map(client.register_script, _SCRIPTS)
+        scripts = map(client.register_script, _SCRIPTS)
+        self.read, self.extend, self.admit, self.end_probe, self.spend, self.record = scripts
 
 
 class RedisCoordination:
@@ -114,27 +169,34 @@ class RedisCoordination:
 
     Args:
         url: A ``redis://`` (or ``rediss://``, ``unix://``) URL; it may hold a password,
-            so it is never logged or shown.
+            so it is never logged or shown. With ``cluster``, any node of the cluster.
         prefix: Namespace of every key, so several applications can share one Redis.
         timeout: Seconds one Redis command (or connecting) may take before the call
             goes on without it.
         key_ttl: Seconds a budget key lives after its last use.
         max_cooldown: Longest cooldown recorded, in seconds, whatever a server asked.
+        probe_lease: Longest half-open time after a cooldown, in seconds: one call
+            probes, the others wait for its result at most this long.
+        probe_poll: About how often a waiter looks again while another call probes.
         pause: Seconds Redis is left alone after a failure (each call would otherwise
             wait ``timeout`` for a server that is down).
         warn_every: Least seconds between two warnings about Redis being unavailable.
+        cluster: Connect with Redis Cluster clients (``redis.cluster.RedisCluster`` and
+            its asyncio twin); a scope's keys share one slot through their hash tag.
 
-    The sync client is made at construction (it connects on first use); async callers
-    get one client per event loop. Close them with :meth:`close` and :meth:`aclose`.
+    The sync client is made on first use; async callers get one client per event loop.
+    Close them with :meth:`close` and :meth:`aclose`.
 
     .. versionadded:: 0.1.0
     """
 
     __slots__ = (
         "_async",
+        "_cluster",
         "_down_until",
         "_fallbacks",
         "_key_ttl_ms",
+        "_lease_ms",
         "_local",
         "_lock",
         "_pause",
@@ -154,8 +216,11 @@ class RedisCoordination:
         timeout: float = 0.05,
         key_ttl: float = 600.0,
         max_cooldown: float = DEFAULT_MAX_COOLDOWN,
+        probe_lease: float = DEFAULT_PROBE_LEASE,
+        probe_poll: float = DEFAULT_PROBE_POLL,
         pause: float = 1.0,
         warn_every: float = 60.0,
+        cluster: bool = False,
     ) -> None:
         if not url.strip():
             raise ValueError("url must be a non-empty redis:// URL")
@@ -164,17 +229,14 @@ class RedisCoordination:
         self._key_ttl_ms = max(1, round(require_number("key_ttl", key_ttl, strict=True) * 1000))
         self._pause = require_number("pause", pause)
         self._warn_every = require_number("warn_every", warn_every)
-        self._local = InProcessCoordination(max_cooldown=max_cooldown)
-        self._url = url.strip()
-        # No client-side retries: a failed command falls back at once (fail open).
-        self._sync = _SyncScripts(
-            _redis.Redis.from_url(
-                self._url,
-                socket_timeout=self._timeout,
-                socket_connect_timeout=self._timeout,
-                retry=_Retry(_NoBackoff(), 0),
-            )
+        self._local = InProcessCoordination(
+            max_cooldown=max_cooldown, probe_lease=probe_lease, probe_poll=probe_poll
         )
+        # At least a millisecond, so a cooldown key always outlives its cooldown.
+        self._lease_ms = max(1, round(self._local.probe_lease * 1000))
+        self._url = url.strip()
+        self._cluster = bool(cluster)
+        self._sync: _SyncScripts | None = None
         self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _AsyncScripts] = (
             weakref.WeakKeyDictionary()
         )
@@ -195,7 +257,7 @@ class RedisCoordination:
             return self._fallbacks
 
     def key(self, scope: str, kind: str) -> str:
-        """The Redis key of ``scope``'s ``kind`` (``"cooldown"`` or ``"budget"``)."""
+        """The Redis key of ``scope``'s ``kind`` (``"cooldown"``, ``"probe"`` or ``"budget"``)."""
         return f"{self._prefix}:{{{scope}}}:{kind}"
 
     # --- fail open ------------------------------------------------------------------
@@ -232,38 +294,98 @@ class RedisCoordination:
         if not self._usable():
             return None
         try:
-            return command(self._sync)
+            return command(self._sync_scripts())
         except _UNAVAILABLE as error:
             self._failed(error)
             return None
+
+    def _sync_scripts(self) -> _SyncScripts:
+        """The sync client, made on first use with every script loaded.
+
+        Loading them all at once (a cluster client also connects as it is made) keeps
+        the first 429's cooldown to one round trip instead of three (``NOSCRIPT``, then
+        ``SCRIPT LOAD``, then ``EVALSHA``), while other calls are on their way.
+        """
+        with self._lock:
+            scripts = self._sync
+        if scripts is None:
+            client: _redis.Redis | _cluster.RedisCluster
+            # No client-side retries: a failed command falls back at once (fail open).
+            if self._cluster:
+                client = _cluster.RedisCluster.from_url(
+                    self._url,
+                    socket_timeout=self._timeout,
+                    socket_connect_timeout=self._timeout,
+                    retry=_Retry(_NoBackoff(), 0),
+                )
+            else:
+                client = _redis.Redis.from_url(
+                    self._url,
+                    socket_timeout=self._timeout,
+                    socket_connect_timeout=self._timeout,
+                    retry=_Retry(_NoBackoff(), 0),
+                )
+            try:
+                for script in _SCRIPTS:
+                    client.script_load(script)
+            except BaseException:
+                client.close()
+                raise
+            with self._lock:
+                if self._sync is None:
+                    self._sync = _SyncScripts(client)
+                else:  # another thread made one meanwhile
+                    client.close()
+                scripts = self._sync
+        return scripts
 
     async def _arun(self, command: Callable[[_AsyncScripts], Awaitable[object]]) -> object | None:
         """One async command on this event loop's client, or ``None`` when unavailable."""
         if not self._usable():
             return None
         try:
+            scripts = await self._scripts_for_loop()
             async with asyncio.timeout(self._timeout):
-                return await command(self._scripts_for_loop())
+                return await command(scripts)
         except (*_UNAVAILABLE, TimeoutError) as error:
             self._failed(error)
             return None
 
-    def _scripts_for_loop(self) -> _AsyncScripts:
+    async def _scripts_for_loop(self) -> _AsyncScripts:
         """This event loop's client (an asyncio connection belongs to one loop)."""
         loop = asyncio.get_running_loop()
         with self._lock:
             scripts = self._async.get(loop)
         if scripts is None:
-            client = _aredis.Redis.from_url(
-                self._url,
-                socket_timeout=self._timeout,
-                socket_connect_timeout=self._timeout,
-                retry=_AsyncRetry(_NoBackoff(), 0),
-            )
+            client: _aredis.Redis | _acluster.RedisCluster
+            if self._cluster:
+                client = _acluster.RedisCluster.from_url(
+                    self._url,
+                    socket_timeout=self._timeout,
+                    socket_connect_timeout=self._timeout,
+                    retry=_AsyncRetry(_NoBackoff(), 0),
+                )
+            else:
+                client = _aredis.Redis.from_url(
+                    self._url,
+                    socket_timeout=self._timeout,
+                    socket_connect_timeout=self._timeout,
+                    retry=_AsyncRetry(_NoBackoff(), 0),
+                )
+            try:
+                for script in _SCRIPTS:
+                    async with asyncio.timeout(self._timeout):
+                        await client.script_load(script)
+            except BaseException:
+                await client.aclose()
+                raise
             scripts = _AsyncScripts(client)
             with self._lock:
-                # Only this loop's thread makes its client, so nothing else set it meanwhile.
-                self._async[loop] = scripts
+                # Only this loop's tasks make its client; the first one made is kept.
+                kept = self._async.setdefault(loop, scripts)
+            if kept is not scripts:
+                await client.aclose()
+            scripts = kept
         return scripts
 
     # --- the Coordination interface ---------------------------------------------------
@@ -299,7 +421,53 @@ class RedisCoordination:
 
     def _extend_args(self, scope: str, seconds: float) -> tuple[list[str], _Args]:
         micros = round(min(seconds, self._local.max_cooldown) * 1_000_000)
-        return [self.key(scope, "cooldown")], [micros, _COOLDOWN_KEY_MARGIN_MS]
+        return self._cooldown_keys(scope), [micros, self._lease_ms]
+
+    def _cooldown_keys(self, scope: str) -> list[str]:
+        return [self.key(scope, "cooldown"), self.key(scope, "probe")]
+
+    def admit(self, scope: str) -> Admission:
+        """The scope's state in Redis; this process's own while a cooldown it saw lasts."""
+        own = self._local.cooldown(scope)
+        if own > 0:
+            return Admission(own)
+        token = new_probe_token()
+        keys = self._cooldown_keys(scope)
+        answer = self._run(lambda s: s.admit(keys=keys, args=[token]))
+        return self._local.admit(scope) if answer is None else self._admission(answer, token)
+
+    async def aadmit(self, scope: str) -> Admission:
+        """:meth:`admit` for async callers."""
+        own = self._local.cooldown(scope)
+        if own > 0:
+            return Admission(own)
+        token = new_probe_token()
+        keys = self._cooldown_keys(scope)
+        answer = await self._arun(lambda s: s.admit(keys=keys, args=[token]))
+        return self._local.admit(scope) if answer is None else self._admission(answer, token)
+
+    def _admission(self, answer: object, token: str) -> Admission:
+        """The admit script's ``{state, microseconds}`` as an :class:`Admission`."""
+        state, micros = cast("list[int]", answer)
+        if state == _CLOSED:
+            return Admission(micros / 1_000_000)
+        if state == _PROBER:
+            return Admission(0.0, token)
+        if state == _PROBING:
+            return Admission(poll_wait(self._local.probe_poll, micros / 1_000_000))
+        return Admission(0.0)
+
+    def end_probe(self, scope: str, token: str, *, lifted: bool) -> None:
+        """End the probe holding ``token`` in Redis (and in this process, after a fallback)."""
+        self._local.end_probe(scope, token, lifted=lifted)
+        keys = self._cooldown_keys(scope)
+        self._run(lambda s: s.end_probe(keys=keys, args=[token, int(lifted)]))
+
+    async def aend_probe(self, scope: str, token: str, *, lifted: bool) -> None:
+        """:meth:`end_probe` for async callers."""
+        self._local.end_probe(scope, token, lifted=lifted)
+        keys = self._cooldown_keys(scope)
+        await self._arun(lambda s: s.end_probe(keys=keys, args=[token, int(lifted)]))
 
     def try_spend(self, scope: str, budget: RetryBudget) -> bool:
         """Take a token from ``scope``'s shared bucket; from ``budget`` itself without Redis."""
@@ -332,8 +500,14 @@ class RedisCoordination:
     # --- lifecycle --------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the sync client's connections."""
-        self._sync.client.close()
+        """Close the sync client's connections, if it made them."""
+        with self._lock:
+            scripts, self._sync = self._sync, None
+        if scripts is not None:
+            if isinstance(scripts.client, _cluster.RedisCluster):
+                # close() leaves the nodes' pools connected (redis-py 8.1).
+                scripts.client.disconnect_connection_pools()  # type: ignore[no-untyped-call]
+            scripts.client.close()
 
     async def aclose(self) -> None:
         """Close the running event loop's async client, if it made one."""
@@ -343,4 +517,5 @@ class RedisCoordination:
             await scripts.client.aclose()
 
     def __repr__(self) -> str:
-        return f"RedisCoordination(prefix={self._prefix!r}, timeout={self._timeout:g})"
+        cluster = ", cluster=True" if self._cluster else ""
+        return f"RedisCoordination(prefix={self._prefix!r}, timeout={self._timeout:g}{cluster})"

@@ -1,0 +1,107 @@
+"""RedisCoordination on a real three-master Redis Cluster that the suite starts (conftest)."""
+
+import asyncio
+
+import pytest
+from redis.crc import key_slot
+
+from llm_errors import RateLimitError
+from llm_retry import GiveUpReason, RetryBudget, RetryPolicy, retry_info
+from llm_retry.redis import RedisCoordination
+
+#: Scopes whose hash tags fall on different masters (checked by the first test).
+SCOPES = ("openai:gpt-4o", "mistral:mistral-small-latest", "google:gemini-2.5-flash")
+
+
+@pytest.fixture
+def coordination(redis_cluster, prefix):
+    """A backend on the session's cluster through RedisCluster clients, closed after."""
+    backend = RedisCoordination(redis_cluster.url, prefix=prefix, timeout=2.0, cluster=True)
+    yield backend
+    backend.close()
+
+
+def test_the_scopes_span_the_masters(redis_cluster):
+    """The test scopes hash to three different masters, so every node is exercised."""
+    nodes = {redis_cluster.node_of(key_slot(scope.encode())).port for scope in SCOPES}
+    assert len(nodes) == 3
+
+
+def test_cooldown_budget_and_probe_through_the_sync_cluster_client(coordination, redis_cluster):
+    """Each scope's keys live on the master of its hash tag's slot; no fallback."""
+    budget = RetryBudget(capacity=2, refill=0.5)
+    for scope in SCOPES:
+        coordination.extend_cooldown(scope, 2.0)
+        assert 1.5 < coordination.cooldown(scope) <= 2.0
+        assert 1.5 < coordination.admit(scope).wait <= 2.0
+        assert [coordination.try_spend(scope, budget) for _ in range(3)] == [True, True, False]
+        coordination.record_success(scope, budget)
+        node = redis_cluster.node_of(key_slot(scope.encode())).client()
+        try:
+            assert node.exists(coordination.key(scope, "cooldown")) == 1
+            assert node.get(coordination.key(scope, "budget")) == b"0.5"
+        finally:
+            node.close()
+    assert coordination.fallbacks == 0
+
+
+def test_the_half_open_probe_on_the_cluster(coordination):
+    """After a cooldown, one probe; its success lifts the cooldown on its master."""
+    import time
+
+    coordination.extend_cooldown(SCOPES[1], 0.05)
+    time.sleep(0.1)
+    probe = coordination.admit(SCOPES[1])
+    assert probe.probe is not None
+    assert coordination.admit(SCOPES[1]).wait > 0.0
+    coordination.end_probe(SCOPES[1], probe.probe, lifted=True)
+    assert coordination.admit(SCOPES[1]) == (0.0, None)
+    assert coordination.fallbacks == 0
+
+
+def test_a_policy_shares_a_cooldown_through_the_cluster(coordination):
+    """A 429 recorded through the cluster makes the next call fail fast."""
+    calls = []
+
+    def limited():
+        calls.append(1)
+        raise RateLimitError("429 Too Many Requests", status=429, retry_after=5.0)
+
+    policy = RetryPolicy(
+        coordination=coordination, scope=SCOPES[2], on_retry=None, max_attempts=1, deadline=1.0
+    )
+    with pytest.raises(RateLimitError):
+        policy.wrap(limited)()
+    with pytest.raises(RateLimitError) as second:
+        policy.wrap(limited)()
+    assert retry_info(second.value).reason is GiveUpReason.COOLDOWN
+    assert calls == [1]
+    assert coordination.fallbacks == 0
+
+
+def test_the_asyncio_cluster_client_shares_the_same_state(coordination, redis_cluster):
+    """redis.asyncio.cluster.RedisCluster reads and writes what the sync client does."""
+    budget = RetryBudget(capacity=1, refill=1.0)
+
+    async def main():
+        try:
+            for scope in SCOPES:
+                await coordination.aextend_cooldown(scope, 2.0)
+                assert 1.5 < await coordination.acooldown(scope) <= 2.0
+                assert 0.0 < (await coordination.aadmit(scope)).wait <= 2.0
+                assert await coordination.atry_spend(scope, budget)
+                assert not await coordination.atry_spend(scope, budget)
+                await coordination.arecord_success(scope, budget)
+        finally:
+            await coordination.aclose()
+
+    asyncio.run(main())
+    for scope in SCOPES:
+        assert 1.0 < coordination.cooldown(scope) <= 2.0  # the sync client sees them
+        node = redis_cluster.node_of(key_slot(scope.encode())).client()
+        try:
+            assert node.exists(coordination.key(scope, "cooldown")) == 1
+            assert node.exists(coordination.key(scope, "budget")) == 0  # refilled: no key
+        finally:
+            node.close()
+    assert coordination.fallbacks == 0
