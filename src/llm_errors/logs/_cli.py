@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from typing import Final, TextIO
 
 from llm_errors._classification import Layer
-from llm_errors._classify import classify, explain
 from llm_errors._taxonomy import ErrorCode
 from llm_errors.logs import _feed, _parallel
 from llm_errors.logs._feed import Feeder
@@ -31,7 +30,14 @@ from llm_errors.logs._report import (
     summary_line,
 )
 from llm_errors.logs._report_command import add_report_command
+from llm_errors.logs._rules_command import (
+    add_rules_command,
+    add_rules_option,
+    classifier_for,
+    load_args_rules,
+)
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner, subjects
+from llm_errors.logs._suggest import add_suggest_command
 from llm_errors.logs._tally import Tally
 
 __all__ = ["main"]
@@ -86,6 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.usage.error("--field applies to JSON records; it cannot be used with --input text")
     except SystemExit as exc:  # argparse exits on --help and on usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if (problem := load_args_rules(args)) is not None:
+        print(f"llm-errors: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     command: Callable[[argparse.Namespace], int] = args.command
     try:
         return command(args)
@@ -168,6 +177,7 @@ def _parser() -> argparse.ArgumentParser:
         help="processes for a large file (8 MiB or more, not gzip or stdin), merged in "
         "input order; 0 = one per core (default: 1)",
     )
+    add_rules_option(scan)
     scan.set_defaults(command=_classify_command, usage=scan)
 
     explain = commands.add_parser(
@@ -185,8 +195,11 @@ def _parser() -> argparse.ArgumentParser:
         help="the message (words are joined with spaces); '-' reads it from stdin",
     )
     explain.add_argument("--json", action="store_true", help="print one JSON object")
+    add_rules_option(explain)
     explain.set_defaults(command=_explain_command)
     add_report_command(commands.add_parser)
+    add_rules_command(commands.add_parser)
+    add_suggest_command(commands.add_parser)
     return parser
 
 
@@ -264,6 +277,7 @@ class _Run:
             with open_source(path, sys.stdin.buffer if path == "-" else None) as source:
                 self.tally.files += 1
                 self.progress = self._progress(source)
+                classify = classifier_for(self.args.user_rules).classify
                 scanner = Scanner(classify, mode=self.args.input, field=self.args.field)
                 self._number = 0
                 try:
@@ -283,7 +297,8 @@ class _Run:
 
     def _read(self, source: Source, scanner: Scanner) -> None:
         """Feed every line to ``scanner``; ``self._number`` counts the lines read."""
-        found = None if self.args.input is InputMode.JSONL else _feed.block_filter()
+        classifier = classifier_for(self.args.user_rules)
+        found = None if self.args.input is InputMode.JSONL else _feed.block_filter(classifier)
         feeder = Feeder(scanner, lambda events: self.handle(source.name, events))
         progress = self.progress
 
@@ -311,6 +326,7 @@ class _Run:
             mode=self.args.input,
             field=self.args.field,
             jsonl=self.jsonl,
+            rules=self.args.user_rules,
         )
         if found is None:
             self.scan(path)
@@ -379,7 +395,7 @@ def _classify_command(args: argparse.Namespace) -> int:
     run = _Run(args, fmt)
     paths = args.files or ["-"]
     if args.jobs > 1:
-        with _parallel.pool(args.jobs) as executor:
+        with _parallel.pool(args.jobs, args.user_rules) as executor:
             for path in paths:
                 run.scan_parallel(path, executor, args.jobs)
     else:
@@ -400,6 +416,7 @@ def _classify_command(args: argparse.Namespace) -> int:
 def _explain_command(args: argparse.Namespace) -> int:
     words: list[str] = args.message
     text = sys.stdin.read(_EXPLAIN_LIMIT) if words == ["-"] else " ".join(words)
+    explain = classifier_for(args.user_rules).explain
     candidates = [explain(subject) for subject in subjects(text)]
     best = next(
         (c for c in candidates if c.classification.layer is not Layer.FALLBACK), candidates[0]

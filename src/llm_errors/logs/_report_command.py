@@ -21,12 +21,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from llm_errors._classify import classify
 from llm_errors.logs._digest import Digest, FileStats
 from llm_errors.logs._html import render_html
 from llm_errors.logs._input import InputError, Source, decode_line, iter_lines, open_source
 from llm_errors.logs._providers import names, record_names
 from llm_errors.logs._report import summary_line
+from llm_errors.logs._rules_command import add_rules_option, classifier_for
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner
 from llm_errors.logs._timeline import RecentLines, record_time
 
@@ -98,6 +98,7 @@ def add_report_command(add_parser: Callable[..., argparse.ArgumentParser]) -> No
         "(default: 15)",
     )
     report.add_argument("--title", default="LLM error report", help="the page's heading and title")
+    add_rules_option(report)
     report.set_defaults(command=report_command, usage=report)
 
 
@@ -148,6 +149,7 @@ class _ReportScan:
             self.problem(stats, Problem(ProblemKind.UNREADABLE, exc.line, exc.detail))
 
     def _read(self, source: Source, stats: FileStats) -> None:
+        classify = classifier_for(self.args.user_rules).classify
         scanner = Scanner(classify, mode=self.args.input, field=self.args.field)
         recent = RecentLines()
         number = 0
