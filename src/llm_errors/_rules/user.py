@@ -100,7 +100,8 @@ class _Reader:
     def fail(self, field: str | None, detail: str) -> RulesFileError:
         return RulesFileError(detail, file=self.name, rule=self.label, field=field)
 
-    def text(self, field: str, limit: int = TEXT_LIMIT) -> str:
+    def text(self, field: str, limit: int | None = None) -> str:
+        limit = TEXT_LIMIT if limit is None else limit
         value = self.table.get(field)
         if not isinstance(value, str) or not value.strip():
             raise self.fail(field, f"must be a non-empty string, got {_kind(value)}")
@@ -117,7 +118,7 @@ class _Reader:
         return value
 
     def code(self) -> ErrorCode:
-        value = self.text("code")
+        value = self.text("code", _ID_LIMIT)
         try:
             return ErrorCode[value]
         except KeyError:

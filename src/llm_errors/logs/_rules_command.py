@@ -17,6 +17,7 @@ from typing import Final
 
 from llm_errors import Classifier, Rule, RulesFileError
 from llm_errors._classify import _default
+from llm_errors._match.prefilter import derive_triggers
 from llm_errors._rules_file import load_rule_files
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "add_rules_option",
     "classifier_for",
     "load_args_rules",
+    "summary",
 ]
 
 #: Exit status of an invalid rules file: a usage error, as for a bad option.
@@ -82,13 +84,29 @@ def add_rules_command(add_parser: Callable[..., argparse.ArgumentParser]) -> Non
     check.set_defaults(command=_check_command)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def summary(path: str, rules: tuple[Rule, ...]) -> str:
+    """The one-line verdict on a valid file, with a note on rules that slow a scan."""
+    examples = sum(len(rule.examples) for rule in rules)
+    line = f"{path}: {_count(len(rules), 'rule')}, {_count(examples, 'example')}: ok"
+    # A rule without a trigger word turns the scan's word filters off (slower, not wrong).
+    slow = [rule.id for rule in rules if not derive_triggers(rule.pattern).tokens]
+    if slow:
+        line += (
+            f" (no ASCII trigger word in {', '.join(slow)}: with it, every line of a log "
+            "is matched, which is slower)"
+        )
+    return line
+
+
 def _check_command(args: argparse.Namespace) -> int:
     paths: list[str] = args.files
     try:
         for path in paths:
-            rules = load_rule_files([path])
-            examples = sum(len(rule.examples) for rule in rules)
-            print(f"{path}: {len(rules)} rules, {examples} examples: ok")  # noqa: T201
+            print(summary(path, load_rule_files([path])))  # noqa: T201
         if len(paths) > 1:
             load_rule_files(paths)
             print(f"all {len(paths)} files together: ok")  # noqa: T201

@@ -154,7 +154,7 @@ def render_rules(suggestions: Sequence[Suggestion], *, read: Sequence[str], unma
     lines = [
         (
             f"# Suggested by llm-errors suggest from {', '.join(read)}: {unmatched} unmatched "
-            f"errors, the {len(suggestions)} most frequent messages below."
+            f"errors; rules for the {len(suggestions)} most frequent messages below."
         ),
         f'# For each rule: choose its code (it is "{CODE_PLACEHOLDER}", which no check',
         "# accepts), give it a better id and why, review the pattern (it matches the",
