@@ -63,14 +63,15 @@ EXIT_UNWRITABLE: Final = 4
 # What ``normalise`` and redaction put in place of text, and a pattern for each.
 _SPOTS: Final = re.compile(r"<redacted(?: key| <n> chars)?>|<(?:time|uuid|hex|id|n)>")
 _SPOT_PATTERNS: Final = {
-    "<time>": r".+?",
+    "<time>": r"\S+(?:\s+\S+){0,2}?",  # one to three words: 10:00:00, Jan 3 10:00:00
     "<uuid>": r"[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}",
     "<hex>": r"0x[0-9a-f]+",
     "<id>": r"[\w-]+",
     "<n>": r"\d+(?:\.\d+)?",
 }
 _REDACTED: Final = r"(?:<redacted[^>\n]*>|\S+)"
-_PARTIAL_SPOT: Final = re.compile(r"<[a-z ]*$")  # a placeholder cut by the template's limit
+# A placeholder cut by the template's limit, or the ellipsis of a cut excerpt.
+_CUT_END: Final = re.compile(r"<[a-z ]*$|…$")
 
 
 def _literal(text: str) -> str:
@@ -80,7 +81,7 @@ def _literal(text: str) -> str:
 
 def pattern_of(template: str) -> str:
     """A pattern matching every message folded to ``template`` (and its redacted excerpt)."""
-    template = _PARTIAL_SPOT.sub("", template).strip()
+    template = _CUT_END.sub("", template).strip()
     parts: list[str] = []
     at = 0
     for spot in _SPOTS.finditer(template):
