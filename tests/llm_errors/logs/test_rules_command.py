@@ -219,3 +219,9 @@ def test_the_shipped_example_rules_are_valid(capsys):
         (3, "RATE_LIMIT", "one-api.upstream-saturated"),
         (6, "RATE_LIMIT", "one-api.upstream-saturated"),
     ]
+
+
+def test_the_docs_show_the_shipped_rules_file():
+    """docs/cli.md's worked example quotes examples/rules.toml as it is."""
+    page = (EXAMPLES.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert f"```toml\n{ONEAPI_RULES}```\n" in page
