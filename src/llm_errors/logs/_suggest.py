@@ -264,5 +264,6 @@ def _suggest_command(args: argparse.Namespace) -> int:
         print(f"llm-errors: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)  # noqa: T201
         return EXIT_UNWRITABLE
     where = "stdout" if output == "-" else output
-    print(f"llm-errors: wrote {len(chosen)} suggested rules to {where}", file=sys.stderr)  # noqa: T201
+    rules = "rule" if len(chosen) == 1 else "rules"
+    print(f"llm-errors: wrote {len(chosen)} suggested {rules} to {where}", file=sys.stderr)  # noqa: T201
     return status
