@@ -6,6 +6,8 @@ from llm_errors._classify import Classifier, Explanation, classify, explain
 from llm_errors._redact import redact
 from llm_errors._retry_after import parse_retry_after
 from llm_errors._rules.patterns import RULES, Example, Rule
+from llm_errors._rules.user import RulesFileError
+from llm_errors._rules_file import load_rules, rules_from_toml
 from llm_errors._taxonomy import (
     DEFAULT_RETRYABLE_CODES,
     AbortedError,
@@ -48,12 +50,15 @@ __all__ = [
     "QuotaExceededError",
     "RateLimitError",
     "Rule",
+    "RulesFileError",
     "ServerError",
     "TransportError",
     "classify",
     "error_class_for",
     "explain",
+    "load_rules",
     "make_error",
     "parse_retry_after",
     "redact",
+    "rules_from_toml",
 ]

@@ -157,6 +157,7 @@ def _typed(node: LlmError) -> _Decision:
 
 
 def _merge_rules(extra_rules: Iterable[Rule]) -> tuple[Rule, ...]:
+    """The table with ``extra_rules`` in place: overrides in place, placed ones by their anchor."""
     extra = tuple(extra_rules)
     for position, rule in enumerate(extra):
         if not isinstance(rule, Rule):
@@ -166,10 +167,31 @@ def _merge_rules(extra_rules: Iterable[Rule]) -> tuple[Rule, ...]:
         if rule.id in seen:
             raise ValueError(f"extra_rules has two rules with id {rule.id!r}")
         seen.add(rule.id)
-    overrides = {rule.id: rule for rule in extra}
     builtin_ids = {rule.id for rule in RULES}
-    added = tuple(rule for rule in extra if rule.id not in builtin_ids)
-    return (*added, *(overrides.get(rule.id, rule) for rule in RULES))
+    overrides: dict[str, Rule] = {}
+    first: list[Rule] = []
+    placed: dict[tuple[str, bool], list[Rule]] = {}  # (anchor id, after?) -> rules
+    for rule in extra:
+        anchor = rule.before if rule.before is not None else rule.after
+        if anchor is not None and anchor not in builtin_ids:
+            raise ValueError(f"rule {rule.id!r}: no built-in rule {anchor!r} to place it by")
+        if rule.id in builtin_ids:
+            if anchor is not None:
+                raise ValueError(
+                    f"rule {rule.id!r} replaces the built-in rule in place: "
+                    "it cannot also be placed with before/after"
+                )
+            overrides[rule.id] = rule
+        elif anchor is None:
+            first.append(rule)
+        else:
+            placed.setdefault((anchor, rule.after is not None), []).append(rule)
+    merged = list(first)
+    for rule in RULES:
+        merged.extend(placed.get((rule.id, False), ()))
+        merged.append(overrides.get(rule.id, rule))
+        merged.extend(placed.get((rule.id, True), ()))
+    return tuple(merged)
 
 
 class Classifier:
@@ -177,16 +199,20 @@ class Classifier:
 
     Args:
         extra_rules: Rules to add or override. A rule whose id equals a built-in id
-            replaces it in place (and keeps its precedence); new rules are tried
-            before all built-in ones, in the order given.
+            replaces it in place (and keeps its precedence); a rule with
+            ``before``/``after`` goes right before/after that built-in rule; other
+            new rules are tried before all built-in ones. Rules placed at the same
+            spot keep the order given.
         retryable_codes: The codes reported as ``retryable``.
 
     Raises:
         ValueError: A rule's pattern does not compile (the message names the rule id),
-            or two extra rules share an id.
+            two extra rules share an id, ``before``/``after`` names no built-in rule,
+            or a rule that replaces a built-in one is also placed.
         TypeError: An extra rule is not a :class:`Rule`.
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0 ``before``/``after`` placement of extra rules.
     """
 
     def __init__(
@@ -302,7 +328,8 @@ class Classifier:
         rule = self._by_id.get(rule_id)
         if rule is not None:
             first = rule.examples[0] if rule.examples else None
-            return rule.why, first.source if first else None, first.text if first else None
+            source = rule.origin or (first.source if first else None)
+            return rule.why, source, first.text if first else None
         policy = POLICIES.get(rule_id)
         if policy is not None:
             return policy.why, policy.source, None

@@ -51,3 +51,14 @@ as_callable: Callable[[object], Classification] = custom
 assert_type(custom.classify("acme gateway hiccup"), Classification)
 assert_type(parse_retry_after({"retry-after": "2"}), float | None)
 assert_type(llm_errors.DEFAULT_RETRYABLE_CODES, frozenset[ErrorCode])
+
+placed = Rule("acme.after-429", ErrorCode.RATE_LIMIT, "acme busy", "w", after="http.429")
+assert_type(placed.before, str | None)
+assert_type(llm_errors.load_rules("rules.toml"), tuple[Rule, ...])
+assert_type(llm_errors.rules_from_toml("", name="inline"), tuple[Rule, ...])
+Classifier(extra_rules=llm_errors.load_rules("rules.toml"))
+try:
+    llm_errors.load_rules("rules.toml")
+except llm_errors.RulesFileError as problem:
+    assert_type(problem.field, str | None)
+    as_value_error: ValueError = problem

@@ -52,7 +52,13 @@ class Rule:
     pattern, which renumbers groups). A pattern that does not compile is rejected
     when a :class:`~llm_errors.Classifier` is built.
 
+    ``before`` / ``after`` (at most one) place an extra rule right before or after
+    the built-in rule with that id instead of before all built-in rules; ``origin``
+    says where a rule outside the built-in table was defined (a rules file), and is
+    what :func:`~llm_errors.explain` shows as its source.
+
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0 ``before``, ``after`` and ``origin``.
     """
 
     id: str
@@ -60,6 +66,9 @@ class Rule:
     pattern: str
     why: str
     examples: tuple[Example, ...] = ()
+    before: str | None = None
+    after: str | None = None
+    origin: str | None = None
 
     def __post_init__(self) -> None:
         rule_id: object = self.id
@@ -74,6 +83,8 @@ class Rule:
             raise ValueError(f"rule {rule_id!r}: pattern must be a non-empty string")
         if not isinstance(examples, tuple) or not all(isinstance(e, Example) for e in examples):
             raise TypeError(f"rule {rule_id!r}: examples must be a tuple of Example")
+        if self.before is not None and self.after is not None:
+            raise ValueError(f"rule {rule_id!r}: give before or after, not both")
 
 
 def _ex(text: str, source: str) -> Example:

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Final
 
 from llm_errors._classification import Layer
-from llm_errors._classify import explain
 from llm_errors._taxonomy import ErrorCode
 from llm_errors._version import distribution_version
 from llm_errors.logs._context import Dated
@@ -30,8 +29,15 @@ from llm_errors.logs._report import (
     summary_line,
 )
 from llm_errors.logs._report_command import add_report_command
+from llm_errors.logs._rules_command import (
+    add_rules_command,
+    add_rules_option,
+    classifier_for,
+    load_args_rules,
+)
 from llm_errors.logs._run import Run, add_run_options
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, subjects
+from llm_errors.logs._suggest import add_suggest_command
 from llm_errors.logs._tally import Tally
 
 __all__ = ["main"]
@@ -88,6 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
     except SystemExit as exc:  # argparse exits on --help and on usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if (problem := load_args_rules(args)) is not None:
+        print(f"llm-errors: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     command: Callable[[argparse.Namespace], int] = args.command
     try:
         return command(args)
@@ -156,6 +165,7 @@ def _parser() -> argparse.ArgumentParser:
         help="unmatched messages listed in the table (default: 10)",
     )
     add_run_options(scan)
+    add_rules_option(scan)
     scan.set_defaults(command=_classify_command, usage=scan)
 
     explain = commands.add_parser(
@@ -173,8 +183,11 @@ def _parser() -> argparse.ArgumentParser:
         help="the message (words are joined with spaces); '-' reads it from stdin",
     )
     explain.add_argument("--json", action="store_true", help="print one JSON object")
+    add_rules_option(explain)
     explain.set_defaults(command=_explain_command)
     add_report_command(commands.add_parser)
+    add_rules_command(commands.add_parser)
+    add_suggest_command(commands.add_parser)
     return parser
 
 
@@ -258,6 +271,7 @@ def _classify_command(args: argparse.Namespace) -> int:
 def _explain_command(args: argparse.Namespace) -> int:
     words: list[str] = args.message
     text = sys.stdin.read(_EXPLAIN_LIMIT) if words == ["-"] else " ".join(words)
+    explain = classifier_for(args.user_rules).explain
     candidates = [explain(subject) for subject in subjects(text)]
     best = next(
         (c for c in candidates if c.classification.layer is not Layer.FALLBACK), candidates[0]

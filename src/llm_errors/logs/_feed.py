@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from llm_errors._classify import _default
+from llm_errors._classify import Classifier, _default
 from llm_errors.logs import _blocks
 from llm_errors.logs._blocks import CutLine, LineFilter, iter_blocks, line_filter
 from llm_errors.logs._input import Readable, decode_line, iter_lines
@@ -23,9 +23,13 @@ _PROGRESS_EVERY: Final = 4096  # lines between progress callbacks on the line-by
 Events = Callable[[Sequence[Finding | Problem]], None]
 
 
-def block_filter() -> LineFilter | None:
-    """The block filter for the default classifier, if Hyperscan is there and it applies."""
-    tokens = _default().trigger_tokens
+def block_filter(classifier: Classifier | None = None) -> LineFilter | None:
+    """The block filter for ``classifier`` (default: the default one), if Hyperscan is there.
+
+    ``None`` also when some rule of the classifier has no trigger tokens (a user rule
+    with only non-ASCII words, say): then every line must be looked at.
+    """
+    tokens = (classifier or _default()).trigger_tokens
     return None if tokens is None else line_filter(tokens)
 
 

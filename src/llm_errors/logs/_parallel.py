@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import IO, Final
 
 from llm_errors._classification import Classification
-from llm_errors._classify import classify
+from llm_errors._rules.patterns import Rule
 from llm_errors.logs import _feed
 from llm_errors.logs._context import Dated, Earlier, LineContext
 from llm_errors.logs._feed import Feeder
 from llm_errors.logs._report import finding_record
+from llm_errors.logs._rules_command import classifier_for
 from llm_errors.logs._scan import Finding, InputMode, Kind, Problem, Scanner
 
 __all__ = [
@@ -81,6 +82,8 @@ class Task:
     jsonl: bool
     dated: bool = False
     """Date each finding (the report): every line is read, none skipped by blocks."""
+    rules: tuple[Rule, ...] = ()
+    """The user's rules (``--rules``): a worker classifies with the same rules."""
 
 
 @dataclass(slots=True)
@@ -146,9 +149,17 @@ def _count_lines(path: str, start: int, end: int) -> int:
 
 
 def plan(
-    path: str, jobs: int, executor: concurrent.futures.Executor, **options: object
+    path: str,
+    jobs: int,
+    executor: concurrent.futures.Executor,
+    *,
+    rules: tuple[Rule, ...] = (),
+    **options: object,
 ) -> Plan | None:
-    """The ranges for ``jobs`` processes, or ``None`` when one process should scan ``path``."""
+    """The ranges for ``jobs`` processes, or ``None`` when one process should scan ``path``.
+
+    ``rules`` (the user's) go to every worker with its range.
+    """
     if jobs <= 1 or path == "-" or options.get("mode") is InputMode.JSONL:
         return None
     try:
@@ -179,6 +190,7 @@ def plan(
             field=options["field"] if isinstance(options["field"], str) else None,
             jsonl=bool(options["jsonl"]),
             dated=bool(options.get("dated")),
+            rules=rules,
         )
         for start, end, stop, first, count in zip(
             cuts, ends, [*stops, size], firsts, counts, strict=True
@@ -190,7 +202,8 @@ def plan(
 def scan_part(task: Task) -> Part:
     """Scan one range (in a worker process)."""
     part = Part()
-    scanner = Scanner(classify, mode=task.mode, field=task.field)
+    classifier = classifier_for(task.rules)
+    scanner = Scanner(classifier.classify, mode=task.mode, field=task.field)
     context = LineContext(end=task.end_line) if task.dated else None
 
     def emit(events: Sequence[Finding | Problem]) -> None:
@@ -217,7 +230,9 @@ def scan_part(task: Task) -> Part:
     part.clean.append((task.first, task.first, 0, 0))  # a fresh scanner is clean
     with Path(task.path).open("rb") as raw:
         raw.seek(task.start)
-        found = None if task.mode is InputMode.JSONL or task.dated else _feed.block_filter()
+        found = (
+            None if task.mode is InputMode.JSONL or task.dated else _feed.block_filter(classifier)
+        )
         feeder.read(_Window(raw, task.stop - task.start), found, lambda: None)
     if context is not None:
         part.stamps, part.stamped = context.memory()
@@ -277,11 +292,14 @@ def merge(parts: Sequence[Part], tasks: Sequence[Task]) -> tuple[list[Event], in
 
 
 @contextlib.contextmanager
-def pool(jobs: int) -> Iterator[concurrent.futures.ProcessPoolExecutor]:
+def pool(
+    jobs: int, rules: tuple[Rule, ...] = ()
+) -> Iterator[concurrent.futures.ProcessPoolExecutor]:
     """Worker processes: forked when this process has one thread, else spawned."""
     method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
     if method == "fork":
-        _feed.block_filter()  # the classifier and the filter, built once and inherited
+        # The classifier and the filter, built once and inherited.
+        _feed.block_filter(classifier_for(rules))
     context = multiprocessing.get_context(method)
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as executor:
         yield executor

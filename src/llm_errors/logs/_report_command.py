@@ -26,6 +26,7 @@ from llm_errors.logs._digest import Digest, FileStats
 from llm_errors.logs._html import render_html
 from llm_errors.logs._parallel import Found
 from llm_errors.logs._report import summary_line
+from llm_errors.logs._rules_command import add_rules_option
 from llm_errors.logs._run import Run, add_run_options
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind
 
@@ -98,6 +99,7 @@ def add_report_command(add_parser: Callable[..., argparse.ArgumentParser]) -> No
     )
     report.add_argument("--title", default="LLM error report", help="the page's heading and title")
     add_run_options(report)
+    add_rules_option(report)
     report.set_defaults(command=report_command, usage=report)
 
 

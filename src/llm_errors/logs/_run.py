@@ -19,7 +19,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import ClassVar, Final, TextIO
 
-from llm_errors._classify import classify
 from llm_errors.logs import _feed, _parallel
 from llm_errors.logs._blocks import LineFilter
 from llm_errors.logs._context import Dated
@@ -27,6 +26,7 @@ from llm_errors.logs._feed import Feeder
 from llm_errors.logs._input import InputError, Source, open_source
 from llm_errors.logs._parallel import Found
 from llm_errors.logs._report import render_progress
+from llm_errors.logs._rules_command import classifier_for
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner
 from llm_errors.logs._tally import Tally
 
@@ -147,7 +147,7 @@ class Run:
         """Scan ``paths`` in order, with ``--jobs`` processes for each large file."""
         jobs: int = self.args.jobs
         if jobs > 1:
-            with _parallel.pool(jobs) as executor:
+            with _parallel.pool(jobs, self.args.user_rules) as executor:
                 for path in paths:
                     self.scan_parallel(path, executor, jobs)
         else:
@@ -161,6 +161,7 @@ class Run:
                 self.tally.files += 1
                 self.begin(source.name)
                 self.progress = self._progress(source)
+                classify = classifier_for(self.args.user_rules).classify
                 scanner = Scanner(classify, mode=self.args.input, field=self.args.field)
                 self._number = self._bytes = 0
                 try:
@@ -183,7 +184,7 @@ class Run:
     def _filter(self) -> LineFilter | None:
         if self.every_line or self.args.input is InputMode.JSONL:
             return None
-        return _feed.block_filter()
+        return _feed.block_filter(classifier_for(self.args.user_rules))
 
     def _read(self, source: Source, scanner: Scanner) -> None:
         """Feed every line to ``scanner``; ``self._number`` counts the lines read."""
@@ -216,6 +217,7 @@ class Run:
             field=self.args.field,
             jsonl=self.jsonl,
             dated=self.every_line,
+            rules=self.args.user_rules,
         )
         if found is None:
             self.scan(path)

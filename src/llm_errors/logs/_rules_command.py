@@ -1,0 +1,116 @@
+"""Users' rules on the command line: ``--rules FILE`` and ``llm-errors rules check FILE...``.
+
+A rules file (TOML, see ``docs/cli.md``, "Your own rules") is loaded and checked
+in full before any input is read: a pattern that does not compile, an unknown
+code, an example its rule does not decide all stop the run with exit status 2 and
+a message naming the file, the rule and the field. ``rules check`` runs just that
+check, for users' CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from collections.abc import Callable
+from typing import Final
+
+from llm_errors import Classifier, Rule, RulesFileError
+from llm_errors._classify import _default
+from llm_errors._match.prefilter import derive_triggers
+from llm_errors._rules_file import load_rule_files
+
+__all__ = [
+    "CLASSIFIERS_KEPT",
+    "EXIT_INVALID",
+    "add_rules_command",
+    "add_rules_option",
+    "classifier_for",
+    "load_args_rules",
+    "summary",
+]
+
+#: Exit status of an invalid rules file: a usage error, as for a bad option.
+EXIT_INVALID: Final = 2
+#: Classifiers kept per process, one per distinct set of user rules.
+CLASSIFIERS_KEPT: Final = 8
+
+
+def add_rules_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--rules FILE`` (repeatable) to a command's parser."""
+    parser.add_argument(
+        "--rules",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a TOML file of your own rules, tried as it places them (repeatable; "
+        "checked before anything is read: see 'llm-errors rules check')",
+    )
+
+
+@functools.lru_cache(maxsize=CLASSIFIERS_KEPT)
+def classifier_for(rules: tuple[Rule, ...]) -> Classifier:
+    """The classifier with ``rules`` in place (the default one for none), built once per process."""
+    return _default() if not rules else Classifier(extra_rules=rules)
+
+
+def load_args_rules(args: argparse.Namespace) -> str | None:
+    """Load the ``--rules`` files into ``args.user_rules``; the error message if one is wrong."""
+    try:
+        args.user_rules = load_rule_files(getattr(args, "rules", None) or ())
+    except RulesFileError as exc:
+        return str(exc)
+    return None
+
+
+def add_rules_command(add_parser: Callable[..., argparse.ArgumentParser]) -> None:
+    """Register ``rules`` (with ``rules check``) through a subparsers' ``add_parser``."""
+    rules = add_parser(
+        "rules",
+        help="work with your own rules files",
+        description="Work with rules files (TOML) that --rules reads.",
+    )
+    actions = rules.add_subparsers(title="actions", required=True, metavar="ACTION")
+    check = actions.add_parser(
+        "check",
+        help="check rules files as --rules would, without reading any log",
+        description="Check each rules file alone, then all of them together, as --rules "
+        "would: keys and types, ids, codes, placement, that each pattern compiles, and "
+        "that each example is decided by its own rule with its code.",
+        epilog=f"exit status: 0 all files are valid; {EXIT_INVALID} a file is not "
+        "(the message names the file, the rule and the field)",
+    )
+    check.add_argument("files", nargs="+", metavar="FILE", help="rules files (TOML)")
+    check.set_defaults(command=_check_command)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def summary(path: str, rules: tuple[Rule, ...]) -> str:
+    """The one-line verdict on a valid file, with a note on rules that slow a scan."""
+    examples = sum(len(rule.examples) for rule in rules)
+    line = f"{path}: {_count(len(rules), 'rule')}, {_count(examples, 'example')}: ok"
+    # A rule without a trigger word turns the scan's word filters off (slower, not wrong).
+    slow = [rule.id for rule in rules if not derive_triggers(rule.pattern).tokens]
+    if slow:
+        line += (
+            f" (no ASCII trigger word in {', '.join(slow)}: with it, every line of a log "
+            "is matched, which is slower)"
+        )
+    return line
+
+
+def _check_command(args: argparse.Namespace) -> int:
+    paths: list[str] = args.files
+    try:
+        for path in paths:
+            print(summary(path, load_rule_files([path])))  # noqa: T201
+        if len(paths) > 1:
+            load_rule_files(paths)
+            print(f"all {len(paths)} files together: ok")  # noqa: T201
+    except RulesFileError as exc:
+        print(f"llm-errors: {exc}", file=sys.stderr)  # noqa: T201
+        return EXIT_INVALID
+    return 0

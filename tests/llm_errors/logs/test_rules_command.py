@@ -1,0 +1,227 @@
+"""``--rules`` on classify, explain and report, and ``llm-errors rules check``, through ``main``."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from llm_errors import load_rules
+from llm_errors._classify import _default
+from llm_errors.logs import _blocks, _feed, _parallel
+from llm_errors.logs._cli import EXIT_OK, EXIT_USAGE, main
+from llm_errors.logs._rules_command import classifier_for
+
+EXAMPLES = Path(__file__).parents[3] / "examples"
+
+# anthropics/claude-code#5346 (tests/llm_errors/corpus/context_invalid.jsonl, ctx-claudecode-001)
+CLAUDE = "Error: availableContext 843 is less than FLOOR_OUTPUT_TOKENS 3000"
+CLAUDE_RULES = f"""\
+[[rules]]
+id = "claude-code.available-context"
+code = "CONTEXT_OVERFLOW"
+pattern = '\\bavailableContext \\d+ is less than FLOOR_OUTPUT_TOKENS\\b'
+why = "Claude Code found no room left for the answer."
+examples = [
+  {{ text = "{CLAUDE}", source = "https://github.com/anthropics/claude-code/issues/5346" }},
+]
+"""
+# The message without its ``Error:``, so that only the rule makes it an error.
+QUIET_CLAUDE = CLAUDE.removeprefix("Error: ")
+# labring/FastGPT#1595 (corpus row ratelimit-oneapi-004): a one-api relay's wording.
+ONEAPI = "当前上游负载已饱和，请稍后再试。"  # noqa: RUF001 - real text, full-width commas
+# The same rule as examples/rules.toml: no ASCII word in its pattern.
+ONEAPI_RULES = (EXAMPLES / "rules.toml").read_text(encoding="utf-8")
+
+
+def run(capsys, *argv):
+    """Run ``main``; return the status, stdout and stderr."""
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def found(out):
+    """``(line, code, rule)`` of each jsonl finding."""
+    return [
+        (r["line"], r["code"], r["rule"]) for r in (json.loads(line) for line in out.splitlines())
+    ]
+
+
+@pytest.fixture
+def rules_file(tmp_path):
+    """Write a rules file; return its path."""
+
+    def write(text, name="mine.toml"):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    return write
+
+
+def _log(tmp_path, message, *, copies=1):
+    """A log where ``message`` appears on a WARN line with no error marker, among quiet lines."""
+    quiet = "2024-05-25 02:20:24,101 INFO app: request served in 1834 ms\n"
+    line = f"2024-05-25 02:20:27,101 WARN app: {message}\n"
+    path = tmp_path / "app.log"
+    path.write_text((quiet * 40 + line) * copies + quiet, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "blocks", [pytest.param(True, id="blocks"), pytest.param(False, id="lines")]
+)
+@pytest.mark.parametrize("jobs", [pytest.param(1, id="one-job"), pytest.param(3, id="three-jobs")])
+@pytest.mark.parametrize(
+    "case",
+    [
+        # ``availableContext`` and ``floor_output_tokens`` are trigger words of the user rule
+        # only: the token prefilter and the block filter must know them.
+        pytest.param((QUIET_CLAUDE, CLAUDE_RULES, "CONTEXT_OVERFLOW"), id="ascii-triggers"),
+        # No ASCII word at all: every filter must step aside (slower, never wrong).
+        pytest.param((ONEAPI, ONEAPI_RULES, "RATE_LIMIT"), id="no-triggers"),
+    ],
+)
+def test_a_line_only_a_user_rule_matches_is_found(
+    capsys, tmp_path, rules_file, monkeypatch, *, blocks, jobs, case
+):
+    """Found by blocks (Hyperscan) and line by line, in one process and in three."""
+    message, rules, code = case
+    if blocks:
+        pytest.importorskip("hyperscan")
+        monkeypatch.setattr(_blocks, "BLOCK_SIZE", 512)  # many block boundaries
+        assert _feed.block_filter() is not None
+    else:
+        monkeypatch.setattr(_feed, "block_filter", lambda _classifier=None: None)
+    monkeypatch.setattr(_parallel, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(_parallel, "OVERLAP", 256)
+    log = _log(tmp_path, message, copies=5)
+    # Without the rules the line is not an error at all.
+    status, out, _ = run(capsys, "classify", "--format", "jsonl", log)
+    assert (status, out) == (EXIT_OK, "")
+    path = rules_file(rules)
+    status, out, _ = run(
+        capsys, "classify", "--format", "jsonl", "--jobs", jobs, "--rules", path, log
+    )
+    assert status == EXIT_OK
+    rule_id = classifier_for(tuple(_rules_of(path))).rules[0].id
+    assert found(out) == [(41 * k, code, rule_id) for k in range(1, 6)]
+
+
+def _rules_of(path):
+    return load_rules(path)
+
+
+def test_the_filters_know_the_user_rule_s_words(rules_file):
+    """A user rule's trigger words join the prefilter's; a rule without any turns it off."""
+    claude = classifier_for(_rules_of(rules_file(CLAUDE_RULES)))
+    assert claude.trigger_tokens is not None
+    assert _default().trigger_tokens is not None
+    added = claude.trigger_tokens - _default().trigger_tokens
+    assert added & {b"availablecontext", b"floor_output_tokens"}
+    oneapi = classifier_for(_rules_of(rules_file(ONEAPI_RULES, "oneapi.toml")))
+    assert oneapi.trigger_tokens is None
+    assert _feed.block_filter(oneapi) is None
+
+
+def test_a_bad_rules_file_stops_the_run_before_reading(capsys, tmp_path, rules_file):
+    """Exit 2 with the file, rule and field named; no input is read, nothing is printed."""
+    bad = rules_file(CLAUDE_RULES.replace('"CONTEXT_OVERFLOW"', '"CONTEXT"'))
+    log = tmp_path / "no-such.log"
+    for command in (
+        ["classify", log],
+        ["report", "-o", tmp_path / "r.html", log],
+        ["explain", "x"],
+    ):
+        status, out, err = run(capsys, *command, "--rules", bad)
+        assert (status, out) == (EXIT_USAGE, "")
+        assert err.startswith(
+            f"llm-errors: {bad}: rule 'claude-code.available-context': field 'code': "
+        )
+        assert "no-such.log" not in err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_explain_shows_the_user_rule(capsys, rules_file):
+    """``explain --rules`` names the rule, its why and the file it came from."""
+    path = rules_file(CLAUDE_RULES)
+    status, out, _ = run(capsys, "explain", "--json", "--rules", path, CLAUDE)
+    assert status == EXIT_OK
+    record = json.loads(out)
+    assert (record["code"], record["rule"], record["source"]) == (
+        "CONTEXT_OVERFLOW",
+        "claude-code.available-context",
+        str(path),
+    )
+    assert record["why"] == "Claude Code found no room left for the answer."
+    _, out, _ = run(capsys, "explain", "--json", CLAUDE)
+    assert json.loads(out)["rule"] == "fallback"
+
+
+def test_report_uses_the_rules(capsys, tmp_path, rules_file):
+    """``report --rules`` counts what the user rule decides."""
+    log = _log(tmp_path, CLAUDE)
+    output = tmp_path / "report.html"
+    status, _, err = run(capsys, "report", log, "-o", output, "--rules", rules_file(CLAUDE_RULES))
+    assert status == EXIT_OK
+    assert "1 error (0 retryable, 0 unmatched)" in err
+    assert "claude-code.available-context" in output.read_text(encoding="utf-8")
+
+
+def test_rules_from_two_files(capsys, tmp_path, rules_file):
+    """``--rules`` repeats: both files' rules are in place."""
+    log = tmp_path / "two.log"
+    log.write_text(f"WARN {CLAUDE}\nWARN {ONEAPI}\n", encoding="utf-8")
+    one, two = rules_file(CLAUDE_RULES), rules_file(ONEAPI_RULES, "oneapi.toml")
+    status, out, _ = run(
+        capsys, "classify", "--format", "jsonl", "--rules", one, "--rules", two, log
+    )
+    assert status == EXIT_OK
+    assert [code for _, code, _ in found(out)] == ["CONTEXT_OVERFLOW", "RATE_LIMIT"]
+
+
+def test_rules_check_accepts_valid_files(capsys, rules_file):
+    """Exit 0, one line per file, and a note on a rule that slows every scan."""
+    one, two = rules_file(CLAUDE_RULES), rules_file(ONEAPI_RULES, "oneapi.toml")
+    status, out, err = run(capsys, "rules", "check", one, two)
+    assert (status, err) == (EXIT_OK, "")
+    lines = out.splitlines()
+    assert lines[0] == f"{one}: 1 rule, 1 example: ok"
+    assert lines[1].startswith(f"{two}: 1 rule, 3 examples: ok (no ASCII trigger word in ")
+    assert lines[2] == "all 2 files together: ok"
+
+
+def test_rules_check_rejects_an_invalid_file(capsys, rules_file):
+    """Exit 2 and the message naming file, rule and field, on stderr."""
+    path = rules_file(CLAUDE_RULES.replace("'\\bavailableContext", "'\\bavailable_Context"))
+    status, out, err = run(capsys, "rules", "check", path)
+    assert (status, out) == (EXIT_USAGE, "")
+    assert err.startswith(
+        f"llm-errors: {path}: rule 'claude-code.available-context': field 'examples[0]': "
+    )
+
+
+def test_the_shipped_example_rules_are_valid(capsys):
+    """``examples/rules.toml`` (docs/cli.md's worked example) passes ``rules check``."""
+    status, out, _ = run(capsys, "rules", "check", EXAMPLES / "rules.toml")
+    assert status == EXIT_OK
+    assert "3 examples: ok" in out
+    status, out, _ = run(
+        capsys,
+        "classify",
+        "--format",
+        "jsonl",
+        "--rules",
+        EXAMPLES / "rules.toml",
+        EXAMPLES / "gateway.log",
+    )
+    assert found(out) == [
+        (3, "RATE_LIMIT", "one-api.upstream-saturated"),
+        (6, "RATE_LIMIT", "one-api.upstream-saturated"),
+    ]
+
+
+def test_the_docs_show_the_shipped_rules_file():
+    """docs/cli.md's worked example quotes examples/rules.toml as it is."""
+    page = (EXAMPLES.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert f"```toml\n{ONEAPI_RULES}```\n" in page

@@ -1,0 +1,166 @@
+"""``llm-errors suggest``: skeleton rules that, once given a code, pass ``rules check``."""
+
+import gzip
+import io
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import regex
+
+from llm_errors import RulesFileError, classify, rules_from_toml
+from llm_errors._match.matcher import FLAGS
+from llm_errors.logs._cli import EXIT_OK, main
+from llm_errors.logs._scan import excerpt
+from llm_errors.logs._suggest import CODE_PLACEHOLDER, EXAMPLES_KEPT, pattern_of
+from llm_errors.logs._tally import normalise
+
+CORPUS = Path(__file__).parents[1] / "corpus"
+EXAMPLES = Path(__file__).parents[3] / "examples"
+
+
+def _corpus():
+    rows = []
+    for path in sorted(CORPUS.glob("*.jsonl")):
+        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return rows
+
+
+ROWS = _corpus()
+# The corpus rows no built-in rule decides (each row names its public source).
+UNMATCHED = [row for row in ROWS if classify(row["text"]).rule == "fallback"]
+
+
+def run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("row", [pytest.param(row, id=row["id"]) for row in ROWS])
+def test_the_pattern_of_a_template_matches_its_messages(row):
+    """Every corpus message: its folded template's pattern matches it raw and as excerpt."""
+    text = row["text"]
+    pattern = pattern_of(normalise(excerpt(text)))
+    compiled = regex.compile(pattern, FLAGS)
+    assert compiled.search(excerpt(text)) is not None
+    assert compiled.search(text) is not None
+
+
+def _log(tmp_path, rows):
+    """A log with each row's message on an ERROR line (twice), among quiet lines."""
+    lines = []
+    for number, row in enumerate(rows):
+        message = " ".join(row["text"].split())  # one line per message
+        for second in (10, 40):
+            lines += [
+                f"2025-03-14 09:{number % 60:02d}:{second:02d},001 INFO app: request served",
+                f"2025-03-14 09:{number % 60:02d}:{second + 1:02d},001 ERROR app: {message}",
+            ]
+    path = tmp_path / "app.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_suggestions_pass_rules_check_once_given_a_code(capsys, tmp_path):
+    """Fill in each rule's code: the file passes the check, and the log has no unmatched errors."""
+    assert len(UNMATCHED) >= 30
+    log = _log(tmp_path, UNMATCHED)
+    output = tmp_path / "rules.toml"
+    status, _, err = run(capsys, "suggest", log, "--output", output, "--top", 1000)
+    assert status == EXIT_OK
+    text = output.read_text(encoding="utf-8")
+    suggested = tomllib.loads(text)["rules"]
+    assert len(suggested) >= 30
+    assert f"wrote {len(suggested)} suggested rules" in err
+    # As written, the placeholder code is refused, naming the first rule's code field.
+    with pytest.raises(RulesFileError) as caught:
+        rules_from_toml(text, name="rules.toml")
+    assert (caught.value.rule, caught.value.field) == ("'unmatched.1'", "code")
+    filled = text.replace(f'code = "{CODE_PLACEHOLDER}"', 'code = "SERVER"')
+    rules = rules_from_toml(filled, name="rules.toml")
+    assert len(rules) == len(suggested)
+    for rule in rules:
+        assert 1 <= len(rule.examples) <= EXAMPLES_KEPT
+        assert all(example.source.startswith(f"{log}:") for example in rule.examples)
+    path = tmp_path / "filled.toml"
+    path.write_text(filled, encoding="utf-8")
+    status, out, err = run(capsys, "classify", "--format", "jsonl", "--rules", path, log)
+    assert status == EXIT_OK
+    assert "0 unmatched" in err
+    assert {json.loads(line)["code"] for line in out.splitlines()} == {"SERVER"}
+
+
+def test_the_most_frequent_come_first_with_their_lines(capsys, tmp_path):
+    """``--top`` keeps the most frequent templates; examples carry file:line, at most three."""
+    log = tmp_path / "app.log"
+    # anthropics/claude-code#5346 and anthropics/claude-agent-sdk-typescript#138
+    rare = "Error: Claude Code process exited with code 1"
+    frequent = "Error: availableContext {n} is less than FLOOR_OUTPUT_TOKENS 3000"
+    lines = [rare] + [frequent.format(n=800 + k) for k in range(5)]
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status, out, _ = run(capsys, "suggest", log, "-o", "-", "--top", 1)
+    assert status == EXIT_OK
+    (rule,) = tomllib.loads(out)["rules"]
+    assert rule["code"] == CODE_PLACEHOLDER
+    assert "# seen 5 times" in out
+    assert [example["source"] for example in rule["examples"]] == [
+        f"{log}:2",
+        f"{log}:3",
+        f"{log}:4",
+    ]
+    assert rule["examples"][0]["text"] == frequent.format(n=800)
+    assert rule["pattern"] == (
+        r"Error:\s+availableContext\s+\d+(?:\.\d+)?\s+is\s+less\s+than\s+FLOOR_OUTPUT_TOKENS"
+        r"\s+\d+(?:\.\d+)?"
+    )
+
+
+def test_examples_are_redacted(capsys, tmp_path):
+    """A key in an unmatched message never reaches the file; the pattern still matches it."""
+    key = "sk-proj-abcdefghijklmnopqrstuvwx"
+    # dataelement/bisheng#2426 (corpus row q-bisheng-001), logged with a key.
+    message = f"ERROR app: Upstream model request failed (api_key={key})"
+    log = tmp_path / "app.log"
+    log.write_text(message + "\n", encoding="utf-8")
+    status, out, _ = run(capsys, "suggest", log, "-o", "-")
+    assert status == EXIT_OK
+    assert key not in out
+    (rule,) = tomllib.loads(out)["rules"]
+    assert regex.compile(rule["pattern"], FLAGS).search(message) is not None
+    assert "<redacted>" in rule["examples"][0]["text"]
+
+
+def test_reads_gzip_and_stdin(capsys, tmp_path, monkeypatch):
+    """The inputs classify reads: gzip files, and stdin for '-' or no file."""
+    lines = (EXAMPLES / "gateway.log").read_bytes()
+    packed = tmp_path / "gateway.log.gz"
+    packed.write_bytes(gzip.compress(lines))
+    status, out, _ = run(capsys, "suggest", packed, "-o", "-")
+    assert status == EXIT_OK
+    assert tomllib.loads(out)["rules"][0]["examples"][0]["source"] == f"{packed}:3"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(lines)))
+    status, out, _ = run(capsys, "suggest", "-o", "-")
+    assert status == EXIT_OK
+    assert tomllib.loads(out)["rules"][0]["examples"][1]["source"] == "<stdin>:6"
+
+
+def test_what_the_rules_already_match_is_not_suggested(capsys):
+    """With ``--rules``, a message a user rule decides is no longer unmatched."""
+    gateway = EXAMPLES / "gateway.log"
+    status, out, _ = run(capsys, "suggest", gateway, "-o", "-", "--rules", EXAMPLES / "rules.toml")
+    assert status == EXIT_OK
+    assert tomllib.loads(out) == {}
+
+
+def test_an_unreadable_input_is_named(capsys, tmp_path):
+    """A missing input: the others are still read, the file written, exit status 3."""
+    output = tmp_path / "rules.toml"
+    status, _, err = run(
+        capsys, "suggest", tmp_path / "missing.log", EXAMPLES / "gateway.log", "-o", output
+    )
+    assert status == 3
+    assert "missing.log" in err
+    assert len(tomllib.loads(output.read_text(encoding="utf-8"))["rules"]) == 1

@@ -1,0 +1,226 @@
+"""Rules files loaded and checked: patterns compile, examples are decided by their rule."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from llm_errors import RULES, Classifier, ErrorCode, Example, Rule, RulesFileError, load_rules
+from llm_errors import rules_from_toml as from_toml
+from llm_errors._rules import user
+from llm_errors._rules_file import load_rule_files
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+
+def corpus(row_id: str) -> str:
+    """The text of one row of the sourced corpus (its source is in the row)."""
+    for path in sorted(CORPUS.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if row["id"] == row_id:
+                return str(row["text"])
+    raise KeyError(row_id)
+
+
+# Zhipu's content-filter code 1301 inside a 400 (langchain4j/langchain4j#1079): the
+# built-in http.4xx rule decides it today.
+ZHIPU = corpus("cf-zhipu-002")
+ZHIPU_RULE = """\
+[[rules]]
+id = "zhipu.1301"
+code = "CONTENT_FILTER"
+pattern = '"code":"1301"'
+why = "Zhipu's code 1301: the content checker blocked the input or output."
+{placement}
+examples = [{example}]
+"""
+# anthropics/claude-code#5346
+CLAUDE = corpus("ctx-claudecode-001")
+CLAUDE_RULE = f"""\
+[[rules]]
+id = "claude-code.available-context"
+code = "CONTEXT_OVERFLOW"
+pattern = '{{pattern}}'
+why = "Claude Code found no room left for the answer."
+examples = [{json.dumps(CLAUDE)}]
+"""
+CLAUDE_PATTERN = r"\bavailableContext \d+ is less than FLOOR_OUTPUT_TOKENS\b"
+
+
+def zhipu(placement: str = "") -> str:
+    return ZHIPU_RULE.format(placement=placement, example=json.dumps(ZHIPU))
+
+
+def test_a_checked_rule_classifies_what_no_built_in_rule_knew():
+    """The loaded rules work in a Classifier: the unmatched message now has its code."""
+    assert Classifier().classify(CLAUDE).rule == "fallback"
+    rules = from_toml(CLAUDE_RULE.format(pattern=CLAUDE_PATTERN), name="mine.toml")
+    verdict = Classifier(extra_rules=rules).classify(CLAUDE)
+    assert (verdict.code, verdict.rule) == (ErrorCode.CONTEXT_OVERFLOW, rules[0].id)
+
+
+def test_explain_names_the_rules_file():
+    """A user rule that decides is explained with its why and the file it came from."""
+    rules = from_toml(CLAUDE_RULE.format(pattern=CLAUDE_PATTERN), name="mine.toml")
+    explanation = Classifier(extra_rules=rules).explain(CLAUDE)
+    assert explanation.why == "Claude Code found no room left for the answer."
+    assert (explanation.source, explanation.example) == ("mine.toml", CLAUDE)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "detail"),
+    [
+        pytest.param(r"\bavailableContext (\d+ is less", "missing ) at position 31", id="unclosed"),
+        pytest.param(r"[z-a]availableContext", "bad character range", id="bad-range"),
+        pytest.param(r"(?i)availableContext", "global inline flags", id="global-flag"),
+        pytest.param(r"(available)Context \1", "backreferences", id="backreference"),
+        pytest.param(r"(?:availableContext)?", "matches an empty text", id="matches-empty"),
+    ],
+)
+def test_a_bad_pattern_names_file_rule_field_and_position(pattern, detail):
+    """The regex error and its position are given; the pattern itself is not quoted."""
+    with pytest.raises(RulesFileError) as caught:
+        from_toml(CLAUDE_RULE.format(pattern=pattern), name="mine.toml")
+    error = caught.value
+    assert (error.file, error.rule, error.field) == (
+        "mine.toml",
+        "'claude-code.available-context'",
+        "pattern",
+    )
+    assert detail in str(error)
+    assert pattern not in str(error)
+
+
+def test_an_example_the_pattern_misses_is_rejected():
+    """An example its rule does not match names the example and what classified it."""
+    text = CLAUDE_RULE.format(pattern=r"\bavailableContext \d+ is more than\b")
+    with pytest.raises(RulesFileError) as caught:
+        from_toml(text, name="mine.toml")
+    assert caught.value.field == "examples[0]"
+    assert "classified PROVIDER_ERROR by rule 'fallback', not CONTEXT_OVERFLOW" in str(caught.value)
+    assert CLAUDE not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("placement", "wins"),
+    [
+        pytest.param("", True, id="first-by-default"),
+        pytest.param('before = "http.4xx"', True, id="before-http-4xx"),
+        pytest.param('after = "http.4xx"', False, id="after-http-4xx"),
+    ],
+)
+def test_placement_decides_against_a_built_in_rule(placement, wins):
+    """A rule placed after the rule that decides its example is caught when loading."""
+    if wins:
+        (rule,) = from_toml(zhipu(placement), name="zhipu.toml")
+        assert Classifier(extra_rules=[rule]).classify(ZHIPU).code is ErrorCode.CONTENT_FILTER
+        return
+    with pytest.raises(RulesFileError) as caught:
+        from_toml(zhipu(placement), name="zhipu.toml")
+    assert caught.value.field == "examples[0]"
+    assert "classified INVALID_REQUEST by rule 'http.4xx'" in str(caught.value)
+
+
+def test_before_and_after_put_the_rule_next_to_its_anchor():
+    """``before`` goes right before the built-in rule, ``after`` right after; others first."""
+    anchor = RULES[10].id
+    example = (Example("x", "test"),)
+    first = Rule("t.first", ErrorCode.SERVER, "aaa", "w", example)
+    before = Rule("t.before", ErrorCode.SERVER, "bbb", "w", example, before=anchor)
+    after = Rule("t.after", ErrorCode.SERVER, "ccc", "w", example, after=anchor)
+    ids = [rule.id for rule in Classifier(extra_rules=[after, before, first]).rules]
+    at = ids.index(anchor)
+    assert ids[0] == "t.first"
+    assert ids[at - 1 : at + 2] == ["t.before", anchor, "t.after"]
+    assert len(ids) == len(RULES) + 3
+
+
+@pytest.mark.parametrize(
+    ("rule", "detail"),
+    [
+        pytest.param(
+            Rule("t.x", ErrorCode.SERVER, "aaa", "w", before="no.such"),
+            "no built-in rule 'no.such'",
+            id="unknown-anchor",
+        ),
+        pytest.param(
+            Rule("http.4xx", ErrorCode.SERVER, "aaa", "w", after="http.429"),
+            "cannot also be placed",
+            id="override-placed",
+        ),
+    ],
+)
+def test_classifier_rejects_bad_placement(rule, detail):
+    """Placing by an unknown id, or placing a replacement, is a ValueError."""
+    with pytest.raises(ValueError, match=detail):
+        Classifier(extra_rules=[rule])
+
+
+def test_a_rule_cannot_have_both_before_and_after():
+    """Both placements at once is a ValueError when the rule is made."""
+    with pytest.raises(ValueError, match="not both"):
+        Rule("t.x", ErrorCode.SERVER, "aaa", "w", before="http.4xx", after="http.429")
+
+
+def test_load_rules_reads_a_file(tmp_path):
+    """A file on disk loads as its text does, named by its path."""
+    path = tmp_path / "mine.toml"
+    path.write_text(zhipu(), encoding="utf-8")
+    (rule,) = load_rules(path)
+    assert (rule.id, rule.origin) == ("zhipu.1301", str(path))
+
+
+@pytest.mark.parametrize(
+    ("content", "detail"),
+    [
+        pytest.param(None, "cannot be read", id="missing"),
+        pytest.param(b"\xff\xfe[[rules]]", "is not UTF-8 (byte 0)", id="not-utf8"),
+        pytest.param(b"#" * 300, "over the limit of 200 bytes", id="too-big"),
+    ],
+)
+def test_load_rules_file_errors(tmp_path, monkeypatch, content, detail):
+    """An unreadable, non-UTF-8 or oversized file is an error naming it."""
+    monkeypatch.setattr("llm_errors._rules_file.RULES_FILE_LIMIT", 200)
+    path = tmp_path / "mine.toml"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(RulesFileError) as caught:
+        load_rules(path)
+    assert (caught.value.file, caught.value.rule, caught.value.field) == (str(path), None, None)
+    assert detail in str(caught.value)
+
+
+def test_files_are_checked_together(tmp_path):
+    """Two files may not share an id, nor may one file's rule take another's example."""
+    one, two = tmp_path / "one.toml", tmp_path / "two.toml"
+    one.write_text(zhipu(), encoding="utf-8")
+    two.write_text(zhipu(), encoding="utf-8")
+    with pytest.raises(RulesFileError) as caught:
+        load_rule_files([one, two])
+    assert (caught.value.file, caught.value.field) == (str(two), "id")
+    assert f"also the id of a rule in {one}" in str(caught.value)
+    # A broad rule of the second file, tried first, now decides the first file's example.
+    broad = (
+        zhipu()
+        .replace('"zhipu.1301"', '"broad.400"')
+        .replace(
+            'code = "CONTENT_FILTER"\npattern = \'"code":"1301"\'',
+            "code = \"SERVER\"\npattern = 'body'",
+        )
+    )
+    two.write_text(broad, encoding="utf-8")
+    assert len(load_rules(two)) == 1
+    with pytest.raises(RulesFileError) as caught:
+        load_rule_files([two, one])
+    assert (caught.value.file, caught.value.rule, caught.value.field) == (
+        str(one),
+        "'zhipu.1301'",
+        "examples[0]",
+    )
+
+
+def test_limits_have_defaults():
+    """The bounds are named with sensible defaults."""
+    assert user.RULES_FILE_LIMIT == 1 << 20
+    assert (user.RULES_LIMIT, user.EXAMPLES_LIMIT) == (1000, 50)
