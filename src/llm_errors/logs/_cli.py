@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Final, TextIO
 
@@ -24,7 +25,7 @@ from llm_errors.logs._feed import Feeder
 from llm_errors.logs._input import InputError, Source, open_source
 from llm_errors.logs._report import (
     explanation_record,
-    finding_record,
+    finding_line,
     render_explanation,
     render_progress,
     render_table,
@@ -323,20 +324,22 @@ class _Run:
         if merged is None:
             self.scan(path)
             return
-        events, records, missing = merged
         self._shown = {}
         self.tally.files += 1
-        for _, event in events:
-            if isinstance(event, Problem):
-                self.report(path, event)
-                continue
-            _, _, _, verdict, raw, text = event
-            self.tally.count(verdict, raw)
-            if text is not None:
-                sys.stdout.write(text + "\n")
+        for part, low, high in merged.ranges:
+            for tag, problem in part.problems:
+                if low < tag <= high:
+                    self.report(path, problem)
+            first, last = _parallel.kept(part, low, high)
+            for index, times in Counter(part.verdict_ids[first:last]).items():
+                self.tally.count_verdict(part.verdicts[index], times)
+            for tag, message in part.unmatched:
+                if low < tag <= high:
+                    self.tally.unmatched_messages.add(message)
+            sys.stdout.write("".join(part.output[first:last]))
         self.tally.lines += parts[-1].lines
-        self.tally.records += records
-        self.tally.missing_field += missing
+        self.tally.records += merged.records
+        self.tally.missing_field += merged.missing_field
 
     def handle(self, source: str, events: Sequence[Finding | Problem]) -> None:
         for event in events:
@@ -345,7 +348,7 @@ class _Run:
                 continue
             self.tally.add(event)
             if self.jsonl:
-                sys.stdout.write(json.dumps(finding_record(source, event)) + "\n")
+                sys.stdout.write(finding_line(source, event) + "\n")
 
     def report(self, source: str, problem: Problem) -> None:
         """Count a problem, and print it unless this file already printed enough of its kind."""

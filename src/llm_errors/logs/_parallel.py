@@ -17,7 +17,6 @@ from __future__ import annotations
 import bisect
 import concurrent.futures
 import contextlib
-import json
 import multiprocessing
 import os
 import sys
@@ -31,10 +30,22 @@ from llm_errors._classification import Classification
 from llm_errors._classify import classify
 from llm_errors.logs import _feed
 from llm_errors.logs._feed import Feeder
-from llm_errors.logs._report import finding_record
-from llm_errors.logs._scan import Finding, InputMode, Kind, Problem, Scanner
+from llm_errors.logs._report import finding_line
+from llm_errors.logs._scan import Finding, InputMode, Problem, Scanner, excerpt
+from llm_errors.logs._tally import normalise
 
-__all__ = ["OVERLAP", "PARALLEL_MIN", "Part", "Plan", "merge", "plan", "pool", "scan_part"]
+__all__ = [
+    "OVERLAP",
+    "PARALLEL_MIN",
+    "Merged",
+    "Part",
+    "Plan",
+    "kept",
+    "merge",
+    "plan",
+    "pool",
+    "scan_part",
+]
 
 #: Files smaller than this are scanned by one process: starting more costs more.
 PARALLEL_MIN: Final = 8 << 20
@@ -44,10 +55,8 @@ _READ: Final = 1 << 20
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 _AFTER_ALL: Final = sys.maxsize  # the tag of events emitted at the end of the input
 
-#: A found error as plain values (cheaper to pickle than the frozen record): line,
-#: end line, kind, verdict, the raw text (unmatched errors only), the JSON Lines text.
-Found = tuple[int, int, Kind, Classification, str, str | None]
-Event = tuple[int, Problem | Found]
+#: A problem met, tagged with the line that emitted it.
+Event = tuple[int, Problem]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +79,20 @@ class Task:
 
 @dataclass(slots=True)
 class Part:
-    """What one process found: events tagged with the line that emitted them, and clean spans."""
+    """What one process found, as columns ready to merge, and its clean spans.
 
-    events: list[Event] = field(default_factory=list)
+    Each found error is a tag (the line that emitted it), an index into
+    :attr:`verdicts` and, for ``--format jsonl``, its finished output line: the main
+    process only counts the indices of the range it keeps and writes the lines.
+    """
+
+    tags: list[int] = field(default_factory=list)
+    verdict_ids: list[int] = field(default_factory=list)
+    verdicts: list[Classification] = field(default_factory=list)
+    output: list[str] = field(default_factory=list)
+    unmatched: list[tuple[int, str]] = field(default_factory=list)
+    """``(tag, normalised message)`` of each unmatched error (the table's messages)."""
+    problems: list[Event] = field(default_factory=list)
     clean: list[tuple[int, int, int, int]] = field(default_factory=list)
     """``(first, last, records, missing_field)``: the state is the initial one after
     each line from ``first`` to ``last``, with those counts; kept near the range's ends."""
@@ -171,19 +191,25 @@ def scan_part(task: Task) -> Part:
     """Scan one range (in a worker process)."""
     part = Part()
     scanner = Scanner(classify, mode=task.mode, field=task.field)
+    ids: dict[Classification, int] = {}
 
     def emit(events: Sequence[Finding | Problem]) -> None:
         tag = feeder.number
         for event in events:
             if isinstance(event, Problem):
-                part.events.append((tag, event))
+                part.problems.append((tag, event))
                 continue
-            text = json.dumps(finding_record(task.name, event)) if task.jsonl else None
-            # The raw text is needed only for unmatched errors (the table's messages).
-            raw = "" if event.matched else event.text
-            part.events.append(
-                (tag, (event.line, event.end_line, event.kind, event.classification, raw, text))
-            )
+            verdict = event.classification
+            index = ids.get(verdict)
+            if index is None:
+                index = ids[verdict] = len(part.verdicts)
+                part.verdicts.append(verdict)
+            part.tags.append(tag)
+            part.verdict_ids.append(index)
+            if task.jsonl:
+                part.output.append(finding_line(task.name, event) + "\n")
+            if not event.matched:
+                part.unmatched.append((tag, normalise(excerpt(event.text))))
 
     def clean(first: int, last: int) -> None:
         # Kept where a neighbour may meet this part: its first bytes and the overlap.
@@ -221,7 +247,22 @@ def _meeting(
     return None
 
 
-def merge(parts: Sequence[Part], tasks: Sequence[Task]) -> tuple[list[Event], int, int] | None:
+@dataclass(frozen=True, slots=True)
+class Merged:
+    """What the one-process scan would give: each part's kept range, and the record counts."""
+
+    ranges: list[tuple[Part, int, int]]
+    """``(part, low, high)``: the part's events tagged after ``low`` up to ``high``."""
+    records: int
+    missing_field: int
+
+
+def kept(part: Part, low: int, high: int) -> tuple[int, int]:
+    """The slice of ``part``'s found errors tagged after ``low`` up to ``high`` (tags ascend)."""
+    return bisect.bisect_right(part.tags, low), bisect.bisect_right(part.tags, high)
+
+
+def merge(parts: Sequence[Part], tasks: Sequence[Task]) -> Merged | None:
     """The events of the one-process scan, and its record counts; ``None``: scan again."""
     cuts: list[tuple[int, tuple[int, int], tuple[int, int]]] = []
     for k in range(1, len(parts)):
@@ -229,17 +270,17 @@ def merge(parts: Sequence[Part], tasks: Sequence[Task]) -> tuple[list[Event], in
         if found is None:
             return None
         cuts.append(found)
-    events: list[Event] = []
+    ranges: list[tuple[Part, int, int]] = []
     records = missing = 0
     for k, part in enumerate(parts):
         low = cuts[k - 1][0] if k else -1
         high = cuts[k][0] if k < len(cuts) else _AFTER_ALL
-        events.extend(event for event in part.events if low < event[0] <= high)
+        ranges.append((part, low, high))
         start_counts = cuts[k - 1][2] if k else (0, 0)
         end_counts = cuts[k][1] if k < len(cuts) else (part.records, part.missing_field)
         records += end_counts[0] - start_counts[0]
         missing += end_counts[1] - start_counts[1]
-    return events, records, missing
+    return Merged(ranges, records, missing)
 
 
 @contextlib.contextmanager
