@@ -42,6 +42,10 @@ _PREFIXED_KEY = _re.compile(
 _KEY_WORDS = _re.compile("key|auth|token|secret|password")
 _KEY_PREFIXES = _re.compile("sk-|AIza|gsk_|xai-|hf_|AKIA")
 _BASE64_MIN = 64
+#: Every anchor above, for an ASCII text (where ``casefold`` is lower-casing).
+_ASCII_ANCHORS = _re.compile(
+    "(?i:data:|bearer|basic|key|auth|token|secret|password)|sk-|AIza|gsk_|xai-|hf_|AKIA"
+)
 #: Nothing shorter than this can hold a secret any scrubber would replace.
 _SHORTEST_SECRET = 10
 
@@ -91,9 +95,13 @@ def inert(head: str) -> bool:
     the same character before them (none or a space both pass every lookbehind and
     word boundaries) and none can start in ``head`` or cross into it.
     """
-    folded = head.casefold()
-    if "data:" in folded or "bearer" in folded or "basic" in folded:
-        return False
-    if _KEY_WORDS.search(folded) or _KEY_PREFIXES.search(head):
-        return False
-    return max(map(len, head.split()), default=0) < _BASE64_MIN
+    if head.isascii():  # a log prefix: casefold is lower-casing, one search finds any anchor
+        if _ASCII_ANCHORS.search(head):
+            return False
+    else:
+        folded = head.casefold()
+        if "data:" in folded or "bearer" in folded or "basic" in folded:
+            return False
+        if _KEY_WORDS.search(folded) or _KEY_PREFIXES.search(head):
+            return False
+    return len(head) < _BASE64_MIN or max(map(len, head.split())) < _BASE64_MIN

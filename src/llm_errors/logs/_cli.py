@@ -336,7 +336,7 @@ class _Run:
             for tag, message in part.unmatched:
                 if low < tag <= high:
                     self.tally.unmatched_messages.add(message)
-            sys.stdout.write("".join(part.output[first:last]))
+            sys.stdout.write(_parallel.kept_output(part, first, last))
         self.tally.lines += parts[-1].lines
         self.tally.records += merged.records
         self.tally.missing_field += merged.missing_field
