@@ -5,7 +5,9 @@ error message of the rule table's examples behind a log prefix, the rest ordinar
 INFO/DEBUG lines), then measures in the same run, median of ``--repeat`` runs:
 
 * our CLI as a user runs it (a subprocess, output to /dev/null), ``--format jsonl``
-  and ``--format table``, with ``--jobs 1`` and ``--jobs 0`` (every core);
+  and ``--format table``, with ``--jobs 1`` and ``--jobs 0`` (every core); and with
+  ``--jobs 1`` on the same log with a unique request id at the end of every error
+  message (the verdict cache's no-hit case; the main log's messages repeat);
 * bare ``classify(line)`` over every line (the public per-message API);
 * pi-ai 1.6.0's own heuristics (``isContextOverflow`` and ``isRetryableAssistantError``,
   ``dist/utils/overflow.js`` and ``dist/utils/retry.js``) in Node over the same log,
@@ -112,17 +114,23 @@ def _normal_line(rng: random.Random, stamp: str) -> str:
     )
 
 
-def generate(lines: int, seed: int = 2) -> list[str]:
-    """A deterministic log of ``lines`` lines, 15 % of them real error messages."""
+def generate(lines: int, seed: int = 2, *, unique: bool = False) -> list[str]:
+    """A deterministic log of ``lines`` lines, 15 % of them real error messages.
+
+    The messages are drawn from a pool of rule examples, so they repeat (the CLI's
+    verdict cache hits on nearly every one); with ``unique`` each error message ends
+    with its own request id, as many real logs write it, so the cache never hits.
+    """
     rng = random.Random(seed)
     pool = [" ".join(example.text.split()) for rule in RULES for example in rule.examples]
     out = []
     for i in range(lines):
         stamp = f"2026-07-22T10:{i // 60000 % 60:02d}:{i // 1000 % 60:02d}.{i % 1000:03d}Z"
         if rng.random() < _ERROR_SHARE:
+            tail = f" (request id: req_{rng.getrandbits(96):024x})" if unique else ""
             out.append(
                 f"{stamp} ERROR {rng.choice(_LOGGERS)} [req={rng.getrandbits(64):016x}] "
-                f"call failed: {rng.choice(pool)}"
+                f"call failed: {rng.choice(pool)}{tail}"
             )
         else:
             out.append(_normal_line(rng, stamp))
@@ -142,10 +150,10 @@ def _row(
     label: str, megabytes: float, seconds: float | None, note: str = "", cpu: float | None = None
 ) -> None:
     if seconds is None:
-        print(f"{label:<34}{'-':>10}  {note}")
+        print(f"{label:<50}{'-':>10}  {note}")
         return
     per_cpu = f"  {megabytes / cpu:7.1f} MB per CPU-second" if cpu else ""
-    print(f"{label:<34}{megabytes / seconds:8.1f} MB/s  {seconds:7.2f} s{per_cpu}{note}")
+    print(f"{label:<50}{megabytes / seconds:8.1f} MB/s  {seconds:7.2f} s{per_cpu}{note}")
 
 
 def _children_cpu() -> float:
@@ -233,14 +241,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"log: {len(lines):,} lines, {megabytes:.1f} MB, {errors / len(lines):.1%} error "
             f"lines; {len(RULES)} rules; {cores} cores; scan: {engine}"
         )
+        unique = Path(tmp) / "unique.log"
+        unique.write_text(
+            "".join(f"{line}\n" for line in generate(args.lines, unique=True)), encoding="utf-8"
+        )
         ours: dict[str, float] = {}
-        for fmt in ("jsonl", "table"):
-            for jobs in (1, 0):
-                label = f"llm-errors --format {fmt} --jobs {jobs}"
-                before = _children_cpu()
-                ours[label] = _median(_cli(log, fmt, jobs), args.repeat)
-                cpu = (_children_cpu() - before) / args.repeat
-                _row(label + ":", megabytes, ours[label], cpu=cpu)
+        runs = [(log, fmt, jobs, "") for fmt in ("jsonl", "table") for jobs in (1, 0)]
+        runs += [(unique, fmt, 1, " (unique ids)") for fmt in ("jsonl", "table")]
+        for path, fmt, jobs, note in runs:
+            label = f"llm-errors --format {fmt} --jobs {jobs}{note}"
+            size = path.stat().st_size / 1e6
+            before = _children_cpu()
+            seconds = _median(_cli(path, fmt, jobs), args.repeat)
+            cpu = (_children_cpu() - before) / args.repeat
+            _row(label + ":", size, seconds, cpu=cpu)
+            # For the ratios: the time this throughput takes over the main log's size.
+            ours[label] = seconds * megabytes / size
         for line in lines[:20_000]:  # plans and patterns built outside the timing
             classify(line)
         before = time.process_time()
@@ -255,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for label, seconds in ours.items():
             parts = [f"{(piai or 0) / seconds:5.2f}x pi-ai" if piai else "pi-ai -"]
             parts.append(f"{(grep or 0) / seconds:5.2f}x grep" if grep else "grep -")
-            print(f"  {label:<36}{', '.join(parts)}")
+            print(f"  {label:<50}{', '.join(parts)}")
         for fmt in ("jsonl", "table"):
             one = ours[f"llm-errors --format {fmt} --jobs 1"]
             every = ours[f"llm-errors --format {fmt} --jobs 0"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re as _re
 
-__all__ = ["redact"]
+__all__ = ["inert", "redact", "scrub"]
 
 _DATA_URL = _re.compile(r"data:([\w.+-]+/[\w.+-]+)?(?:;[\w=.+-]+)*,[^\s\"'<>)\]}]*", _re.IGNORECASE)
 # Anchored at the start of a run, so a long word is scanned once, not from every offset.
@@ -42,6 +42,10 @@ _PREFIXED_KEY = _re.compile(
 _KEY_WORDS = _re.compile("key|auth|token|secret|password")
 _KEY_PREFIXES = _re.compile("sk-|AIza|gsk_|xai-|hf_|AKIA")
 _BASE64_MIN = 64
+#: Every anchor above, for an ASCII text (where ``casefold`` is lower-casing).
+_ASCII_ANCHORS = _re.compile(
+    "(?i:data:|bearer|basic|key|auth|token|secret|password)|sk-|AIza|gsk_|xai-|hf_|AKIA"
+)
 #: Nothing shorter than this can hold a secret any scrubber would replace.
 _SHORTEST_SECRET = 10
 
@@ -59,6 +63,11 @@ def redact(text: str) -> str:
     """
     if len(text) < _SHORTEST_SECRET:
         return text
+    return scrub(text)
+
+
+def scrub(text: str) -> str:
+    """:func:`redact` without its shortcut for short texts (every pass that applies runs)."""
     # Each scrubber runs only when its literal anchor is present: most messages have
     # none, and a substring test is far cheaper than a regex scan.
     folded = text.casefold()
@@ -74,3 +83,25 @@ def redact(text: str) -> str:
     if len(text) >= _BASE64_MIN and max(map(len, text.split()), default=0) >= _BASE64_MIN:
         text = _BASE64_RUN.sub(lambda m: f"<redacted {len(m.group(0))} chars>", text)
     return str(text)
+
+
+def inert(head: str) -> bool:
+    """Whether no scrubber can start a match in ``head``.
+
+    Every match starts at a literal anchor (``data:``, ``bearer``/``basic``, a key word
+    or a key prefix) or is a run of at least 64 characters without a space. So when
+    ``head`` holds none and ends in whitespace, and ``rest`` starts with another
+    character, ``scrub(head + rest) == head + scrub(rest)``: matches in ``rest`` see
+    the same character before them (none or a space both pass every lookbehind and
+    word boundaries) and none can start in ``head`` or cross into it.
+    """
+    if head.isascii():  # a log prefix: casefold is lower-casing, one search finds any anchor
+        if _ASCII_ANCHORS.search(head):
+            return False
+    else:
+        folded = head.casefold()
+        if "data:" in folded or "bearer" in folded or "basic" in folded:
+            return False
+        if _KEY_WORDS.search(folded) or _KEY_PREFIXES.search(head):
+            return False
+    return len(head) < _BASE64_MIN or max(map(len, head.split())) < _BASE64_MIN

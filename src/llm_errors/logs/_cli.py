@@ -23,7 +23,7 @@ from llm_errors.logs._context import Dated
 from llm_errors.logs._parallel import Found
 from llm_errors.logs._report import (
     explanation_record,
-    finding_record,
+    finding_line,
     render_explanation,
     render_table,
     summary_line,
@@ -226,7 +226,7 @@ class _Run(Run):
     def finding(self, name: str, finding: Finding) -> None:
         self.tally.add(finding)
         if self.jsonl:
-            sys.stdout.write(json.dumps(finding_record(name, finding)) + "\n")
+            sys.stdout.write(finding_line(name, finding) + "\n")
 
     def found(self, name: str, found: Found | Dated) -> None:  # noqa: ARG002
         assert not isinstance(found, Dated)  # noqa: S101 - classify's workers do not date

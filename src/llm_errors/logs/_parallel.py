@@ -17,7 +17,6 @@ from __future__ import annotations
 import bisect
 import concurrent.futures
 import contextlib
-import json
 import multiprocessing
 import os
 import sys
@@ -32,7 +31,7 @@ from llm_errors._rules.patterns import Rule
 from llm_errors.logs import _feed
 from llm_errors.logs._context import Dated, Earlier, LineContext
 from llm_errors.logs._feed import Feeder
-from llm_errors.logs._report import finding_record
+from llm_errors.logs._report import finding_line
 from llm_errors.logs._rules_command import classifier_for
 from llm_errors.logs._scan import Finding, InputMode, Kind, Problem, Scanner
 
@@ -214,7 +213,7 @@ def scan_part(task: Task) -> Part:
             elif context is not None:
                 part.events.append((tag, context.date(event)))
             else:
-                text = json.dumps(finding_record(task.name, event)) if task.jsonl else None
+                text = finding_line(task.name, event) if task.jsonl else None
                 # The raw text is needed only for unmatched errors (the table's messages).
                 raw = "" if event.matched else event.text
                 found = (event.line, event.end_line, event.kind, event.classification, raw, text)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass
-from typing import Any
+from json.encoder import encode_basestring_ascii
+from typing import Any, Final
 
+from llm_errors._classification import Classification
 from llm_errors._classify import Explanation
 from llm_errors._redact import redact
 from llm_errors.logs._scan import Finding, ProblemKind
@@ -12,6 +16,7 @@ from llm_errors.logs._tally import Tally
 
 __all__ = [
     "explanation_record",
+    "finding_line",
     "finding_record",
     "render_explanation",
     "render_progress",
@@ -22,6 +27,8 @@ __all__ = [
 _BAR_WIDTH = 24
 _LABEL_WIDTH = 28
 _MIB = 1 << 20
+#: Distinct verdicts and file names whose JSON text is kept (least recently used dropped).
+_JSON_CACHE: Final = 4096
 
 
 def finding_record(source: str, finding: Finding) -> dict[str, Any]:
@@ -41,6 +48,41 @@ def finding_record(source: str, finding: Finding) -> dict[str, Any]:
         "matched": finding.matched,
         "message": finding.message,
     }
+
+
+@functools.lru_cache(maxsize=_JSON_CACHE)
+def _verdict_json(verdict: Classification) -> str:
+    """The verdict's keys of a record, as ``json.dumps`` writes them (without braces)."""
+    return json.dumps(
+        {
+            "code": verdict.code.value,
+            "rule": verdict.rule,
+            "layer": verdict.layer.value,
+            "retryable": verdict.retryable,
+            "retry_after": verdict.retry_after,
+            "status": verdict.status,
+        }
+    )[1:-1]
+
+
+@functools.lru_cache(maxsize=_JSON_CACHE)
+def _string_json(text: str) -> str:
+    return encode_basestring_ascii(text)
+
+
+def finding_line(source: str, finding: Finding) -> str:
+    """``json.dumps(finding_record(source, finding))``, assembled from cached parts.
+
+    The verdict's keys are serialised once per distinct verdict and the file name
+    once per file; only the message is encoded per finding.
+    """
+    matched = "true" if finding.matched else "false"
+    return (
+        f'{{"file": {_string_json(source)}, "line": {finding.line}, '
+        f'"end_line": {finding.end_line}, "kind": "{finding.kind}", '
+        f"{_verdict_json(finding.classification)}, "
+        f'"matched": {matched}, "message": {encode_basestring_ascii(finding.message)}}}'
+    )
 
 
 def _plural(count: int, noun: str) -> str:

@@ -30,6 +30,7 @@ Messages are kept only as redacted excerpts of bounded length.
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -37,14 +38,17 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from llm_errors._classification import Classification, Layer
-from llm_errors._redact import redact
+from llm_errors._redact import inert, redact, scrub
+from llm_errors.logs._prefix import canonical, message_start
 from llm_errors.logs._traceback import ParsedTraceback, TracebackParser, match_header
 
 __all__ = [
+    "EXCERPT_CACHE_LIMIT",
     "EXCERPT_LIMIT",
     "MARKER_HINTS",
     "MISSING",
     "TRACEBACK_HINT",
+    "VERDICT_CACHE_LIMIT",
     "Finding",
     "InputMode",
     "Problem",
@@ -60,6 +64,10 @@ __all__ = [
 EXCERPT_LIMIT: Final = 240
 #: Characters looked at before redacting; far more than any excerpt keeps.
 _REDACT_WINDOW: Final = 4096
+#: Distinct canonical lines whose verdict a scanner keeps (least recently used dropped).
+VERDICT_CACHE_LIMIT: Final = 8192
+#: Distinct messages whose redacted excerpt is kept (least recently used dropped).
+EXCERPT_CACHE_LIMIT: Final = 8192
 
 Classify = Callable[[object], Classification]
 _NOTHING: Final[tuple[()]] = ()
@@ -219,8 +227,11 @@ def lookup(value: object, path: Sequence[str]) -> object:
 
 def has_marker(text: str) -> bool:
     """Whether a plain-text line says it reports an error (see the module docstring)."""
-    if _MARKER_HINT.search(text) is None:
-        return False
+    return _MARKER_HINT.search(text) is not None and _marked(text)
+
+
+def _marked(text: str) -> bool:
+    """:func:`has_marker` for a text known to hold a marker hint."""
     if _MARKER.search(text) is not None:
         return True
     for key in _LEVEL_KEYS_TEXT:
@@ -232,13 +243,25 @@ def has_marker(text: str) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=EXCERPT_CACHE_LIMIT)
+def _flat_scrubbed(message: str) -> str:
+    return " ".join(scrub(message).split())
+
+
 def excerpt(text: str) -> str:
     """One redacted line of at most :data:`EXCERPT_LIMIT` characters.
 
     Redaction runs before the cut, over a window far wider than the excerpt, so a
-    secret straddling the cut is still caught whole.
+    secret straddling the cut is still caught whole. After a log prefix in which no
+    scrubber can start a match (``_redact.inert``), the message is redacted alone
+    and that result is cached under the message's exact text: the excerpt is the
+    same as redacting the whole line.
     """
-    flat = " ".join(redact(text[:_REDACT_WINDOW]).split())
+    start = message_start(text)
+    if start and inert(head := text[:start]):
+        flat = " ".join(head.split()) + " " + _flat_scrubbed(text[start:_REDACT_WINDOW])
+    else:
+        flat = " ".join(redact(text[:_REDACT_WINDOW]).split())
     if len(flat) > EXCERPT_LIMIT:
         return flat[: EXCERPT_LIMIT - 1] + "…"
     return flat
@@ -345,6 +368,12 @@ class Scanner:
         field: A dotted path to the message in each JSON record; without it the
             whole record goes to the classifier as a mapping.
 
+    A plain-text line with an error-marker hint (:data:`MARKER_HINTS`: the lines that
+    repeat as errors) is classified as its canonical form (``_prefix.canonical``: the
+    digits and hex letters of a leading timestamp and of bracketed ids made ``0``),
+    through a cache of :data:`VERDICT_CACHE_LIMIT` verdicts keyed on that exact
+    text, so a repeated message costs one lookup (docs/classifier.md, "Verdict cache").
+
     Attributes:
         records: JSON records read.
         missing_field: JSON records without ``field`` (not errors, just counted).
@@ -358,6 +387,8 @@ class Scanner:
         field: str | None = None,
     ) -> None:
         self._classify = classify
+        # Keyed on the canonical line (``_prefix.canonical``): the exact text classified.
+        self._line_verdict = functools.lru_cache(maxsize=VERDICT_CACHE_LIMIT)(classify)
         self._mode = mode
         self._field = tuple(field.split(".")) if field else None
         self._traceback: TracebackParser | None = None
@@ -440,9 +471,15 @@ class Scanner:
             self._held = None
 
     def _line(self, number: int, text: str) -> Finding | None:
-        verdict = self._classify(text)
-        if verdict.layer is Layer.FALLBACK and not has_marker(text):
-            return None
+        if _MARKER_HINT.search(text) is None:
+            # No marker: an error only if a rule decides, and rarely one that repeats.
+            verdict = self._classify(text)
+            if verdict.layer is Layer.FALLBACK:
+                return None
+        else:
+            verdict = self._line_verdict(canonical(text))
+            if verdict.layer is Layer.FALLBACK and not _marked(text):
+                return None
         return Finding(number, number, "line", verdict, text)
 
     def _close_traceback(self) -> Finding:

@@ -71,7 +71,7 @@ _SPOT_PATTERNS: Final = {
 }
 _REDACTED: Final = r"(?:<redacted[^>\n]*>|\S+)"
 # A placeholder cut by the template's limit, or the ellipsis of a cut excerpt.
-_CUT_END: Final = re.compile(r"<[a-z ]*$|…$")
+_CUT_END: Final = re.compile(r"<(?:[a-z ]|<n>)*$|…$")
 
 
 def _literal(text: str) -> str:

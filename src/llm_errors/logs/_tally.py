@@ -114,14 +114,19 @@ class Tally:
 
     def count(self, verdict: Classification, text: str) -> None:
         """Count one error by its verdict; ``text`` (raw) is read only if it is unmatched."""
-        self.errors += 1
-        self.by_code[verdict.code] += 1
-        self.by_rule[verdict.rule, verdict.code] += 1
-        self.retryable += verdict.retryable
-        self.retryable_by_code[verdict.code] += verdict.retryable
+        self.count_verdict(verdict, 1)
         if verdict.layer is Layer.FALLBACK:
-            self.unmatched += 1
             self.unmatched_messages.add(normalise(excerpt(text)))
+
+    def count_verdict(self, verdict: Classification, times: int) -> None:
+        """Count ``times`` errors with ``verdict``, but not their messages (``--jobs`` merges)."""
+        self.errors += times
+        self.by_code[verdict.code] += times
+        self.by_rule[verdict.rule, verdict.code] += times
+        self.retryable += verdict.retryable * times
+        self.retryable_by_code[verdict.code] += verdict.retryable * times
+        if verdict.layer is Layer.FALLBACK:
+            self.unmatched += times
 
     def add_problem(self, source: str, problem: Problem) -> None:
         """Count one problem; unreadable files are also remembered by name (the first few)."""

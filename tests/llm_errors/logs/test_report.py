@@ -4,9 +4,12 @@ import dataclasses
 import json
 import re
 
+import pytest
+
 from llm_errors import Classification, ErrorCode, Explanation, Layer
 from llm_errors.logs._report import (
     explanation_record,
+    finding_line,
     finding_record,
     render_explanation,
     render_progress,
@@ -204,3 +207,32 @@ def test_explanation_record_and_rendering():
     assert lines[0].split() == ["code", "AUTH"]
     assert lines[1].split() == ["retryable", "no"]
     assert ["example", "-"] in [line.split() for line in lines]
+
+
+@pytest.mark.parametrize(
+    "found",
+    [
+        pytest.param(
+            make_finding(ErrorCode.RATE_LIMIT, retryable=True, retry_after=2.5, status=429),
+            id="rate-limit",
+        ),
+        pytest.param(
+            make_finding(
+                ErrorCode.PROVIDER_ERROR,
+                retryable=False,
+                layer=Layer.FALLBACK,
+                rule="fallback",
+                message='ERROR «quoted» "text"\twith \\ and ✓',
+            ),
+            id="unmatched-non-ascii",
+        ),
+        pytest.param(
+            make_finding(ErrorCode.QUOTA_EXCEEDED, retryable=False, retry_after=7200.0),
+            id="long-wait",
+        ),
+    ],
+)
+def test_finding_line_is_the_record_as_json_dumps_writes_it(found):
+    """The assembled JSON Lines text is byte for byte ``json.dumps(finding_record(...))``."""
+    for source in ("app.log", 'd\\ir/"odd" ✓.log'):
+        assert finding_line(source, found) == json.dumps(finding_record(source, found))

@@ -5,6 +5,8 @@ import json
 import pytest
 
 from llm_errors import ErrorCode, Layer, classify
+from llm_errors._redact import inert, redact, scrub
+from llm_errors.logs import _scan
 from llm_errors.logs._scan import (
     EXCERPT_LIMIT,
     MISSING,
@@ -335,3 +337,114 @@ def test_subjects():
     ]
     assert subjects("{not json") == ["{not json"]
     assert subjects("terminated") == ["terminated"]
+
+
+# The verdict cache and the excerpt cache. The message is real (router-for-me/CLIProxyAPI#1702);
+# the log prefixes around it are what a logging library writes.
+_CAPACITY = "You have exhausted your capacity on this model. Your quota will reset after 53s."
+_STAMPS = (
+    "2026-07-22T10:00:00.000Z ERROR app.worker [req=9f86d081884c7d65] call failed: ",
+    "2026-07-23T11:59:07.318Z ERROR app.worker [req=0c1d2e3f40516273] call failed: ",
+)
+
+
+class CountingClassify:
+    """``classify``, counting the texts it is asked about."""
+
+    def __init__(self):
+        self.texts = []
+
+    def __call__(self, obj):
+        """Classify ``obj``, remembering it."""
+        self.texts.append(obj)
+        return classify(obj)
+
+
+def _line_verdicts(scanner, lines):
+    out = []
+    for number, line in enumerate(lines, 1):
+        out += scanner.feed(number, line)
+    out += scanner.finish()
+    return [found.classification for found in out]
+
+
+def test_verdict_cache_hits_on_lines_that_differ_only_in_their_prefix():
+    """A repeated message behind another timestamp and id is one lookup, with a fresh verdict."""
+    counting = CountingClassify()
+    lines = [stamp + _CAPACITY for stamp in _STAMPS]
+    verdicts = _line_verdicts(Scanner(counting), lines)
+    assert len(counting.texts) == 1
+    assert verdicts == [classify(line) for line in lines]
+    assert verdicts[0].retry_after == 53.0
+
+
+def test_verdict_cache_reads_the_message_digits():
+    """The same message with another wait is another key: its retry-after is its own."""
+    counting = CountingClassify()
+    other = _CAPACITY.replace("53s", "54s")
+    lines = [_STAMPS[0] + _CAPACITY, _STAMPS[1] + other]
+    verdicts = _line_verdicts(Scanner(counting), lines)
+    assert len(counting.texts) == 2
+    assert [verdict.retry_after for verdict in verdicts] == [53.0, 54.0]
+    assert verdicts == [classify(line) for line in lines]
+
+
+def test_verdict_cache_is_bounded(monkeypatch):
+    """Past the limit the least recently used verdict is dropped and classified again."""
+    monkeypatch.setattr(_scan, "VERDICT_CACHE_LIMIT", 2)
+    counting = CountingClassify()
+    messages = [_CAPACITY.replace("53s", f"{wait}s") for wait in (1, 2, 3)]
+    lines = [_STAMPS[0] + message for message in [*messages, messages[0], messages[2]]]
+    verdicts = _line_verdicts(Scanner(counting), lines)
+    assert len(counting.texts) == 4  # 1, 2, 3, then 1 again (evicted); 3 is still kept
+    assert verdicts == [classify(line) for line in lines]
+
+
+def _reference_excerpt(text):
+    """The excerpt as defined: redact a window of the whole line, flatten, cut."""
+    flat = " ".join(redact(text[:4096]).split())
+    return flat if len(flat) <= EXCERPT_LIMIT else flat[: EXCERPT_LIMIT - 1] + "…"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param(_STAMPS[0] + _CAPACITY, id="plain"),
+        pytest.param(_STAMPS[0] + "sk-proj-" + "A1b2C3d4" * 4 + " rejected", id="key-first"),
+        pytest.param(_STAMPS[0] + "data:image/png;base64," + "QUJD" * 40, id="data-url"),
+        pytest.param(_STAMPS[0] + "QUJD" * 40, id="base64-first"),
+        pytest.param(_STAMPS[0] + "Bearer abcdefgh12345678 refused", id="bearer"),
+        pytest.param(
+            "2026-07-22T10:00:00Z ERROR app [token=abcdef0123456789] " + _CAPACITY,
+            id="secret-in-prefix",
+        ),
+        pytest.param(
+            "2026-07-22T10:00:00Z ERROR api.key " + "x" * 5000 + " password=hunter22",
+            id="key-word-in-logger",
+        ),
+        pytest.param("2026-07-22T10:00:00Z ERROR " + "word " * 900, id="long"),
+    ],
+)
+def test_excerpt_after_a_prefix_is_the_whole_line_redacted(line):
+    """Redacting the message alone (cached) gives the excerpt of redacting the whole line."""
+    assert excerpt(line) == _reference_excerpt(line)
+    assert excerpt(line) == excerpt(line)  # and again, from the cache
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        pytest.param("2026-07-22T10:00:00Z ERROR app.worker [req=9f86d081] ", True, id="plain"),
+        pytest.param("2026-07-22T10:00:00Z ERROR app [token=abcdef0123] ", False, id="key-word"),
+        pytest.param("2026-07-22T10:00:00Z ERROR DATA:x ", False, id="data-upper"),
+        pytest.param("2026-07-22T10:00:00Z ERROR AKIA.x ", False, id="key-prefix"),
+        pytest.param("2026-07-22T10:00:00Z ERROR akia.x ", True, id="key-prefix-is-case-sensitive"),
+        pytest.param("2026-07-22T10:00:00Z ERROR [" + "a" * 64 + "] ", False, id="long-run"),
+        pytest.param("2026-07-22T10:00:00Z ERROR \u017fecret ", False, id="non-ascii-folds"),
+    ],
+)
+def test_inert_prefix(head, expected):
+    """A prefix is inert only without any scrubber's anchor (each checked as redact checks it)."""
+    assert inert(head) is expected
+    rest = "x" * 20
+    assert (scrub(head + rest) == head + scrub(rest)) or not expected

@@ -30,7 +30,8 @@ def _corpus():
 
 ROWS = _corpus()
 # The corpus rows no built-in rule decides (each row names its public source).
-UNMATCHED = [row for row in ROWS if classify(row["text"]).rule == "fallback"]
+# (judged on the one-line form the test logs write: joining lines may let a rule match)
+UNMATCHED = [row for row in ROWS if classify(" ".join(row["text"].split())).rule == "fallback"]
 
 
 def run(capsys, *argv):

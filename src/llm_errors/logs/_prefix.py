@@ -1,0 +1,112 @@
+"""Recognise the prefix a logging library writes before a line's message (pure).
+
+An application log line is a timestamp, a level word, a logger name and bracketed
+ids, then the message: ``2026-07-22T10:00:00.000Z ERROR app.api [req=9f86d081] call
+failed: ...``. Lines that report the same failure differ in the timestamp and the
+ids, so the scanner's verdict cache (``_scan.VERDICT_CACHE_LIMIT``) is keyed on the
+line with those two fields *canonical*: every digit and hex letter is ``0`` (but a
+fraction of a second from 400 to 599 standing alone, which the rules read as a
+status). Nothing else changes, so the canonical line has the same length, the same
+word and non-word characters and the same level, logger and message: the verdict
+is that of the canonical line (docs/classifier.md, "Verdict
+cache", says why this is a definition and how it was checked).
+
+The excerpt cache (``_scan.excerpt``) uses :func:`message_start`: where the message
+begins after the whole prefix.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = ["canonical", "message_start"]
+
+#: Longest prefix looked at, in characters: a prefix is short, a long line is bounded.
+PREFIX_WINDOW: Final = 256
+
+_LEVELS = "TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|CRITICAL|CRIT|FATAL|SEVERE|PANIC|ALERT"
+# A bracketed id: hex digits (and dashes, as in a UUID), at least 8, optionally keyed.
+_ID_FORM = r"\[(?:[A-Za-z_]+[=:])?(?P<id>[0-9A-Fa-f-]{8,})\][ \t]+"
+_HEAD = re.compile(
+    rf"""
+    \[?(?P<stamp>\d{{4}}-\d{{2}}-\d{{2}}[T ]\d{{2}}:\d{{2}}:\d{{2}}
+                 (?:[.,](?P<fraction>\d{{1,9}}))?(?P<zone>Z|[+-]\d{{2}}:?\d{{2}})?)\]?[ \t]+
+    (?:(?:{_LEVELS})[ \t]+)?
+    (?:(?=[A-Za-z_])[\w-]+(?:\.[\w-]+)+[ \t]+      # a dotted logger name
+     | (?=[A-Za-z_])[\w-]+[ \t]+(?=\[))?           # or any name before a bracketed id
+    (?:{_ID_FORM})?
+    """,
+    re.VERBOSE | re.ASCII,
+)
+_ID = re.compile(_ID_FORM, re.ASCII)
+_CANON: Final = bytes.maketrans(b"0123456789abcdefABCDEF", b"0" * 22)
+_STATUS_DIGITS: Final = frozenset("45")
+_STATUS_WIDTH: Final = 3
+
+
+def _zeroed(text: str) -> str:
+    # ASCII by construction (the patterns match ASCII only): bytes.translate is fast.
+    return text.encode("ascii").translate(_CANON).decode("ascii")
+
+
+def _status_like(head: re.Match[str]) -> bool:
+    """Whether the fraction of a second stands alone and reads like a status (``,429 ERROR``).
+
+    The rules read a standalone 4xx/5xx number as a status, so that one is kept.
+    """
+    fraction = head["fraction"]
+    return (
+        fraction is not None
+        and len(fraction) == _STATUS_WIDTH
+        and fraction[0] in _STATUS_DIGITS
+        and head["zone"] != "Z"
+    )
+
+
+def _more_ids(line: str, pos: int) -> tuple[list[tuple[int, int]], int]:
+    """The spans of further bracketed ids from ``pos`` on, and where they end."""
+    spans = []
+    while line.startswith("[", pos) and (found := _ID.match(line, pos, PREFIX_WINDOW)):
+        spans.append(found.span("id"))
+        pos = found.end()
+    return spans, pos
+
+
+def canonical(line: str) -> str:
+    """``line`` with its prefix's timestamp and bracketed ids canonical (see the module doc).
+
+    A line without a recognised prefix is returned as it is.
+    """
+    head = _HEAD.match(line, 0, PREFIX_WINDOW)
+    if head is None:
+        return line
+    start, end = head.span("stamp")
+    spans = [] if head["id"] is None else [head.span("id")]
+    if spans:
+        spans += _more_ids(line, head.end())[0]
+    if _status_like(head):
+        kept_start, kept_end = head.span("fraction")
+        parts = [line[:start], _zeroed(line[start:kept_start]), line[kept_start:kept_end]]
+        parts.append(_zeroed(line[kept_end:end]))
+    else:
+        parts = [line[:start], _zeroed(line[start:end])]
+    for id_start, id_end in spans:
+        parts += [line[end:id_start], _zeroed(line[id_start:id_end])]
+        end = id_end
+    parts.append(line[end:])
+    return "".join(parts)
+
+
+def message_start(line: str) -> int:
+    """Where the message starts after a recognised prefix (``0``: no prefix recognised).
+
+    The prefix ends in a space or tab and the message starts with another character.
+    """
+    head = _HEAD.match(line, 0, PREFIX_WINDOW)
+    if head is None:
+        return 0
+    end = head.end()
+    if head["id"] is not None:
+        end = _more_ids(line, end)[1]
+    return end if end < len(line) and not line[end].isspace() else 0
