@@ -23,15 +23,15 @@ def corpus(row_id: str) -> str:
     raise KeyError(row_id)
 
 
-# Zhipu's content-filter code 1301 inside a 400 (langchain4j/langchain4j#1079): the
-# built-in http.4xx rule decides it today.
-ZHIPU = corpus("cf-zhipu-002")
-ZHIPU_RULE = """\
+# Vertex AI refusing a safety setting inside a 400 (langgenius/dify#8733): the built-in
+# http.4xx rule decides it today, with no rule of its own to explain it.
+VERTEX = corpus("cf-vertexai-005")
+VERTEX_RULE = """\
 [[rules]]
-id = "zhipu.1301"
-code = "CONTENT_FILTER"
-pattern = '"code":"1301"'
-why = "Zhipu's code 1301: the content checker blocked the input or output."
+id = "vertex.harm-block-threshold"
+code = "INVALID_REQUEST"
+pattern = '\\brestricted HarmBlockThreshold setting\\b'
+why = "Vertex AI: this account may not use that safety threshold; nothing was filtered."
 {placement}
 examples = [{example}]
 """
@@ -48,8 +48,8 @@ examples = [{json.dumps(CLAUDE)}]
 CLAUDE_PATTERN = r"\bavailableContext \d+ is less than FLOOR_OUTPUT_TOKENS\b"
 
 
-def zhipu(placement: str = "") -> str:
-    return ZHIPU_RULE.format(placement=placement, example=json.dumps(ZHIPU))
+def vertex(placement: str = "") -> str:
+    return VERTEX_RULE.format(placement=placement, example=json.dumps(VERTEX))
 
 
 def test_a_checked_rule_classifies_what_no_built_in_rule_knew():
@@ -112,12 +112,14 @@ def test_an_example_the_pattern_misses_is_rejected():
 )
 def test_placement_decides_against_a_built_in_rule(placement, wins):
     """A rule placed after the rule that decides its example is caught when loading."""
+    assert Classifier().classify(VERTEX).rule == "http.4xx"
     if wins:
-        (rule,) = from_toml(zhipu(placement), name="zhipu.toml")
-        assert Classifier(extra_rules=[rule]).classify(ZHIPU).code is ErrorCode.CONTENT_FILTER
+        (rule,) = from_toml(vertex(placement), name="vertex.toml")
+        verdict = Classifier(extra_rules=[rule]).classify(VERTEX)
+        assert (verdict.code, verdict.rule) == (ErrorCode.INVALID_REQUEST, rule.id)
         return
     with pytest.raises(RulesFileError) as caught:
-        from_toml(zhipu(placement), name="zhipu.toml")
+        from_toml(vertex(placement), name="vertex.toml")
     assert caught.value.field == "examples[0]"
     assert "classified INVALID_REQUEST by rule 'http.4xx'" in str(caught.value)
 
@@ -166,9 +168,9 @@ def test_a_rule_cannot_have_both_before_and_after():
 def test_load_rules_reads_a_file(tmp_path):
     """A file on disk loads as its text does, named by its path."""
     path = tmp_path / "mine.toml"
-    path.write_text(zhipu(), encoding="utf-8")
+    path.write_text(vertex(), encoding="utf-8")
     (rule,) = load_rules(path)
-    assert (rule.id, rule.origin) == ("zhipu.1301", str(path))
+    assert (rule.id, rule.origin) == ("vertex.harm-block-threshold", str(path))
 
 
 @pytest.mark.parametrize(
@@ -194,19 +196,19 @@ def test_load_rules_file_errors(tmp_path, monkeypatch, content, detail):
 def test_files_are_checked_together(tmp_path):
     """Two files may not share an id, nor may one file's rule take another's example."""
     one, two = tmp_path / "one.toml", tmp_path / "two.toml"
-    one.write_text(zhipu(), encoding="utf-8")
-    two.write_text(zhipu(), encoding="utf-8")
+    one.write_text(vertex(), encoding="utf-8")
+    two.write_text(vertex(), encoding="utf-8")
     with pytest.raises(RulesFileError) as caught:
         load_rule_files([one, two])
     assert (caught.value.file, caught.value.field) == (str(two), "id")
     assert f"also the id of a rule in {one}" in str(caught.value)
     # A broad rule of the second file, tried first, now decides the first file's example.
     broad = (
-        zhipu()
-        .replace('"zhipu.1301"', '"broad.400"')
+        vertex()
+        .replace('"vertex.harm-block-threshold"', '"broad.400"')
         .replace(
-            'code = "CONTENT_FILTER"\npattern = \'"code":"1301"\'',
-            "code = \"SERVER\"\npattern = 'body'",
+            "code = \"INVALID_REQUEST\"\npattern = '\\brestricted HarmBlockThreshold setting\\b'",
+            "code = \"SERVER\"\npattern = 'Bad Request'",
         )
     )
     two.write_text(broad, encoding="utf-8")
@@ -215,7 +217,7 @@ def test_files_are_checked_together(tmp_path):
         load_rule_files([two, one])
     assert (caught.value.file, caught.value.rule, caught.value.field) == (
         str(one),
-        "'zhipu.1301'",
+        "'vertex.harm-block-threshold'",
         "examples[0]",
     )
 

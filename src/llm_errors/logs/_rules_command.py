@@ -92,11 +92,13 @@ def summary(path: str, rules: tuple[Rule, ...]) -> str:
     """The one-line verdict on a valid file, with a note on rules that slow a scan."""
     examples = sum(len(rule.examples) for rule in rules)
     line = f"{path}: {_count(len(rules), 'rule')}, {_count(examples, 'example')}: ok"
-    # A rule without a trigger word turns the scan's word filters off (slower, not wrong).
+    # A rule without trigger tokens (ASCII words or runs of caseless non-ASCII characters)
+    # is always tried, or only found by substring: either way the classifier has no
+    # exact token set (``trigger_tokens`` is None) and the scan's filters step aside.
     slow = [rule.id for rule in rules if not derive_triggers(rule.pattern).tokens]
     if slow:
         line += (
-            f" (no ASCII trigger word in {', '.join(slow)}: with it, every line of a log "
+            f" (no trigger word in {', '.join(slow)}: with it, every line of a log "
             "is matched, which is slower)"
         )
     return line

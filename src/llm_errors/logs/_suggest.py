@@ -70,8 +70,9 @@ _SPOT_PATTERNS: Final = {
     "<n>": r"\d+(?:\.\d+)?",
 }
 _REDACTED: Final = r"(?:<redacted[^>\n]*>|\S+)"
-# A placeholder cut by the template's limit, or the ellipsis of a cut excerpt.
-_CUT_END: Final = re.compile(r"<(?:[a-z ]|<n>)*$|…$")
+# A placeholder cut by the template's limit (a redaction's ``<redacted <n> chars>``
+# holds a placeholder of its own), or the ellipsis of a cut excerpt.
+_CUT_END: Final = re.compile(r"<redacted(?: <n>)?[a-z ]*$|<[a-z ]*$|…$")
 
 
 def _literal(text: str) -> str:

@@ -7,6 +7,7 @@ import pytest
 
 from llm_errors import load_rules
 from llm_errors._classify import _default
+from llm_errors._match.prefilter import derive_triggers
 from llm_errors.logs import _blocks, _feed, _parallel
 from llm_errors.logs._cli import EXIT_OK, EXIT_USAGE, main
 from llm_errors.logs._rules_command import classifier_for
@@ -27,10 +28,24 @@ examples = [
 """
 # The message without its ``Error:``, so that only the rule makes it an error.
 QUIET_CLAUDE = CLAUDE.removeprefix("Error: ")
-# labring/FastGPT#1595 (corpus row ratelimit-oneapi-004): a one-api relay's wording.
-ONEAPI = "当前上游负载已饱和，请稍后再试。"  # noqa: RUF001 - real text, full-width commas
-# The same rule as examples/rules.toml: no ASCII word in its pattern.
-ONEAPI_RULES = (EXAMPLES / "rules.toml").read_text(encoding="utf-8")
+# ThinkInAIXYZ/deepchat#522 (corpus row fresha-deepchat-157): DeepChat's rate-limit notice,
+# which no built-in rule knows.
+DEEPCHAT = "错误可能原因： 请求速度过快，被服务商限制了访问频率"  # noqa: RUF001 - real text
+# examples/rules.toml: no ASCII word in its pattern, but runs of ideographs as triggers.
+DEEPCHAT_RULES = (EXAMPLES / "rules.toml").read_text(encoding="utf-8")
+# The same wording with spaces allowed between its characters: each ideograph stands
+# alone, so the rule has no trigger at all and every filter must step aside.
+SPACED_PATTERN = r"请\s*求\s*速\s*度\s*过\s*快"
+SPACED_RULES = f"""\
+[[rules]]
+id = "deepchat.rate-limited-spaced"
+code = "RATE_LIMIT"
+pattern = '{SPACED_PATTERN}'
+why = "DeepChat: requests came too fast and the provider limited their rate."
+examples = [
+  {{ text = "{DEEPCHAT}", source = "https://github.com/ThinkInAIXYZ/deepchat/issues/522" }},
+]
+"""
 
 
 def run(capsys, *argv):
@@ -78,8 +93,10 @@ def _log(tmp_path, message, *, copies=1):
         # ``availableContext`` and ``floor_output_tokens`` are trigger words of the user rule
         # only: the token prefilter and the block filter must know them.
         pytest.param((QUIET_CLAUDE, CLAUDE_RULES, "CONTEXT_OVERFLOW"), id="ascii-triggers"),
-        # No ASCII word at all: every filter must step aside (slower, never wrong).
-        pytest.param((ONEAPI, ONEAPI_RULES, "RATE_LIMIT"), id="no-triggers"),
+        # No ASCII word, but runs of ideographs: the filters must know those (as UTF-8).
+        pytest.param((DEEPCHAT, DEEPCHAT_RULES, "RATE_LIMIT"), id="non-ascii-triggers"),
+        # No trigger at all: every filter must step aside (slower, never wrong).
+        pytest.param((DEEPCHAT, SPACED_RULES, "RATE_LIMIT"), id="no-triggers"),
     ],
 )
 def test_a_line_only_a_user_rule_matches_is_found(
@@ -114,14 +131,19 @@ def _rules_of(path):
 
 def test_the_filters_know_the_user_rule_s_words(rules_file):
     """A user rule's trigger words join the prefilter's; a rule without any turns it off."""
+    default = _default().trigger_tokens
+    assert default is not None
     claude = classifier_for(_rules_of(rules_file(CLAUDE_RULES)))
     assert claude.trigger_tokens is not None
-    assert _default().trigger_tokens is not None
-    added = claude.trigger_tokens - _default().trigger_tokens
-    assert added & {b"availablecontext", b"floor_output_tokens"}
-    oneapi = classifier_for(_rules_of(rules_file(ONEAPI_RULES, "oneapi.toml")))
-    assert oneapi.trigger_tokens is None
-    assert _feed.block_filter(oneapi) is None
+    assert (claude.trigger_tokens - default) & {b"availablecontext", b"floor_output_tokens"}
+    deepchat = classifier_for(_rules_of(rules_file(DEEPCHAT_RULES, "deepchat.toml")))
+    assert deepchat.trigger_tokens is not None
+    assert "请求速度过快".encode() in (deepchat.trigger_tokens - default)
+    # The no-triggers case really has none (else it would test nothing new).
+    assert derive_triggers(SPACED_PATTERN).always
+    spaced = classifier_for(_rules_of(rules_file(SPACED_RULES, "spaced.toml")))
+    assert spaced.trigger_tokens is None
+    assert _feed.block_filter(spaced) is None
 
 
 def test_a_bad_rules_file_stops_the_run_before_reading(capsys, tmp_path, rules_file):
@@ -171,8 +193,8 @@ def test_report_uses_the_rules(capsys, tmp_path, rules_file):
 def test_rules_from_two_files(capsys, tmp_path, rules_file):
     """``--rules`` repeats: both files' rules are in place."""
     log = tmp_path / "two.log"
-    log.write_text(f"WARN {CLAUDE}\nWARN {ONEAPI}\n", encoding="utf-8")
-    one, two = rules_file(CLAUDE_RULES), rules_file(ONEAPI_RULES, "oneapi.toml")
+    log.write_text(f"WARN {CLAUDE}\nWARN {DEEPCHAT}\n", encoding="utf-8")
+    one, two = rules_file(CLAUDE_RULES), rules_file(DEEPCHAT_RULES, "deepchat.toml")
     status, out, _ = run(
         capsys, "classify", "--format", "jsonl", "--rules", one, "--rules", two, log
     )
@@ -181,14 +203,23 @@ def test_rules_from_two_files(capsys, tmp_path, rules_file):
 
 
 def test_rules_check_accepts_valid_files(capsys, rules_file):
-    """Exit 0, one line per file, and a note on a rule that slows every scan."""
-    one, two = rules_file(CLAUDE_RULES), rules_file(ONEAPI_RULES, "oneapi.toml")
+    """Exit 0, one line per file, and a note only on a rule with no trigger word at all."""
+    one, two = rules_file(CLAUDE_RULES), rules_file(DEEPCHAT_RULES, "deepchat.toml")
     status, out, err = run(capsys, "rules", "check", one, two)
     assert (status, err) == (EXIT_OK, "")
-    lines = out.splitlines()
-    assert lines[0] == f"{one}: 1 rule, 1 example: ok"
-    assert lines[1].startswith(f"{two}: 1 rule, 3 examples: ok (no ASCII trigger word in ")
-    assert lines[2] == "all 2 files together: ok"
+    assert out.splitlines() == [
+        f"{one}: 1 rule, 1 example: ok",
+        f"{two}: 1 rule, 3 examples: ok",
+        "all 2 files together: ok",
+    ]
+    # (Not with the DeepChat file: each rule would take the other's example.)
+    spaced = rules_file(SPACED_RULES, "spaced.toml")
+    status, out, err = run(capsys, "rules", "check", spaced)
+    assert (status, err) == (EXIT_OK, "")
+    assert out == (
+        f"{spaced}: 1 rule, 1 example: ok (no trigger word in deepchat.rate-limited-spaced: "
+        "with it, every line of a log is matched, which is slower)\n"
+    )
 
 
 def test_rules_check_rejects_an_invalid_file(capsys, rules_file):
@@ -216,12 +247,12 @@ def test_the_shipped_example_rules_are_valid(capsys):
         EXAMPLES / "gateway.log",
     )
     assert found(out) == [
-        (3, "RATE_LIMIT", "one-api.upstream-saturated"),
-        (6, "RATE_LIMIT", "one-api.upstream-saturated"),
+        (3, "RATE_LIMIT", "deepchat.rate-limited"),
+        (6, "RATE_LIMIT", "deepchat.rate-limited"),
     ]
 
 
 def test_the_docs_show_the_shipped_rules_file():
     """docs/cli.md's worked example quotes examples/rules.toml as it is."""
     page = (EXAMPLES.parent / "docs" / "cli.md").read_text(encoding="utf-8")
-    assert f"```toml\n{ONEAPI_RULES}```\n" in page
+    assert f"```toml\n{DEEPCHAT_RULES}```\n" in page
