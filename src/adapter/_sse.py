@@ -67,7 +67,7 @@ class SSELimitError(ValueError):
         limit: The name of the limit (``"max_line"`` or ``"max_event"``).
         value: Its value, in bytes.
 
-    .. versionadded:: 0.1.0
+    .. versionadded:: 0.2.0
     """
 
     def __init__(self, limit: str, value: int) -> None:

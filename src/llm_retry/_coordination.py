@@ -81,7 +81,7 @@ Scope = str | Callable[..., str]
 class Admission(NamedTuple):
     """Whether an attempt under a scope may start now (the answer of ``admit``).
 
-    .. versionadded:: 0.1.0
+    .. versionadded:: 0.2.0
     """
 
     #: Seconds to wait before asking again; ``0.0``: attempt now.
@@ -103,7 +103,7 @@ class Coordination(Protocol):
     tells the others when to look again; otherwise ``Admission(0.0)``. The prober reports
     with ``end_probe``; ``extend_cooldown`` ends the half-open state too.
 
-    .. versionadded:: 0.1.0
+    .. versionadded:: 0.2.0
     """
 
     def cooldown(self, scope: str) -> float:
@@ -213,7 +213,7 @@ class InProcessCoordination:
         probe_poll: About how often a waiter looks again while another call probes.
         clock: Monotonic seconds.
 
-    .. versionadded:: 0.1.0
+    .. versionadded:: 0.2.0
     """
 
     __slots__ = (

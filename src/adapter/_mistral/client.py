@@ -206,7 +206,7 @@ class Limits:
         error_body: The most of an error response body that is read and decoded
             (64 KiB; it is bounded again on the error).
 
-    .. versionadded:: 0.1.0
+    .. versionadded:: 0.2.0
     """
 
     max_line: int = MAX_LINE

@@ -158,7 +158,7 @@ def loads_or_none(data: str | bytes) -> Any:
     and reports a document nested too deeply as a ``ValueError``, where ``json.loads``
     raises ``RecursionError`` (60,000 ``[`` are enough).
 
-    .. versionadded:: 0.1.0
+    .. versionadded:: 0.2.0
     """
     try:
         return _from_json(data)

@@ -21,7 +21,7 @@ by default); on a failure the call goes on with this process's own state (the
 WARNING is logged at most once per ``warn_every`` seconds, and :attr:`fallbacks` counts
 the operations answered without Redis.
 
-.. versionadded:: 0.1.0
+.. versionadded:: 0.2.0
 """
 
 from llm_retry.redis._backend import DEFAULT_PREFIX, RedisCoordination

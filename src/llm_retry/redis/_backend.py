@@ -187,7 +187,7 @@ class RedisCoordination:
     The sync client is made on first use; async callers get one client per event loop.
     Close them with :meth:`close` and :meth:`aclose`.
 
-    .. versionadded:: 0.1.0
+    .. versionadded:: 0.2.0
     """
 
     __slots__ = (
