@@ -56,3 +56,16 @@ class ModuleWithSharedTests(pytest.Module):
 def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Module:
     """Collect every test module as a :class:`ModuleWithSharedTests`."""
     return ModuleWithSharedTests.from_parent(parent, path=module_path)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _block_filter_cache(tmp_path_factory: pytest.TempPathFactory) -> object:
+    """Keep the block filter's compiled database in a session folder, not the user's cache.
+
+    The CLI runs of the suite (in-process and as subprocesses, which inherit it) then
+    compile it once and load it after (``llm_errors.logs._stored``).
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        if "LLM_ERRORS_CACHE_DIR" not in os.environ:
+            patch.setenv("LLM_ERRORS_CACHE_DIR", str(tmp_path_factory.mktemp("llm-errors-cache")))
+        yield

@@ -28,6 +28,7 @@ from typing import Any, Final
 from llm_errors._classify import MAX_INPUT
 from llm_errors.logs._input import LINE_LIMIT, InputError, Readable
 from llm_errors.logs._scan import MARKER_HINTS, TRACEBACK_HINT
+from llm_errors.logs._stored import load_or_compile
 
 __all__ = ["BLOCK_SIZE", "CutLine", "LineFilter", "iter_blocks", "line_filter"]
 
@@ -73,10 +74,17 @@ class LineFilter:
         pattern = (
             rb"(?:(?i:\b(?:" + words + rb")\b)" + foreign + rb"|" + hints + rb"|" + _SPECIAL
         ) + rb")[^\n]*$"
-        self._database = hyperscan.Database()
-        self._database.compile(
-            expressions=[pattern], ids=[0], elements=1, flags=[hyperscan.HS_FLAG_MULTILINE]
-        )
+
+        def compile_database() -> Any:
+            database = hyperscan.Database()
+            database.compile(
+                expressions=[pattern], ids=[0], elements=1, flags=[hyperscan.HS_FLAG_MULTILINE]
+            )
+            return database
+
+        # Compiling takes about half a CPU-second; a stored copy loads in well under 1 ms.
+        key = b"block-filter\0%d\0%s" % (hyperscan.HS_FLAG_MULTILINE, pattern)
+        self._database = load_or_compile(hyperscan, key, compile_database)
 
     def ends(self, block: bytes) -> list[int]:
         """Offsets of the newline (or the block's end) closing each line worth a look, in order."""
