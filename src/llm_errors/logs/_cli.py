@@ -12,15 +12,15 @@ import argparse
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
-from llm_errors._classification import Layer
+from llm_errors._classification import Classification, Layer
 from llm_errors._taxonomy import ErrorCode
 from llm_errors._version import distribution_version
-from llm_errors.logs._context import Dated
-from llm_errors.logs._parallel import Found
+from llm_errors.logs._parallel import Findings
 from llm_errors.logs._report import (
     explanation_record,
     finding_line,
@@ -52,6 +52,7 @@ EXIT_BROKEN_PIPE: Final = 141
 #: Problems of one kind printed per file; the rest are counted in the summary only.
 PROBLEMS_SHOWN: Final = 5
 _EXPLAIN_LIMIT: Final = 1 << 20  # characters read from stdin by `explain -`
+_WRITE_BATCH: Final = 1024  # JSON lines written at once
 
 _EXIT_STATUS = f"""\
 exit status:
@@ -219,24 +220,49 @@ class _Run(Run):
     def __init__(self, args: argparse.Namespace, fmt: str) -> None:
         super().__init__(args, Tally(fail_on=frozenset(args.fail_on)), jsonl=fmt == "jsonl")
         self._shown: dict[ProblemKind, int] = {}
+        # Counted and written in batches: a Counter step and a list append per finding,
+        # one tally update per distinct verdict and one write per batch.
+        self._verdicts: Counter[Classification] = Counter()
+        self._lines: list[str] = []
 
     def begin(self, name: str) -> None:  # noqa: ARG002 - the hook's signature
         self._shown = {}
 
     def finding(self, name: str, finding: Finding) -> None:
-        self.tally.add(finding)
+        self._verdicts[finding.classification] += 1
+        if not finding.matched:
+            self.tally.count_message(finding.text)
         if self.jsonl:
-            sys.stdout.write(finding_line(name, finding) + "\n")
+            self._lines.append(finding_line(name, finding))
+            if len(self._lines) >= _WRITE_BATCH:
+                self.flush()
 
-    def found(self, name: str, found: Found | Dated) -> None:  # noqa: ARG002
-        assert not isinstance(found, Dated)  # noqa: S101 - classify's workers do not date
-        _, _, _, verdict, raw, text = found
-        self.tally.count(verdict, raw)
-        if text is not None:
-            sys.stdout.write(text + "\n")
+    def found_range(self, name: str, findings: Findings, low: int, high: int) -> None:  # noqa: ARG002
+        table = findings.table
+        for index, times in Counter(findings.verdicts[low:high]).items():
+            self._verdicts[table[index]] += times
+        for position, text in findings.unmatched.items():
+            if low <= position < high:
+                self.tally.count_message(text)
+        if self.jsonl:
+            self._lines += findings.lines[low:high]
+            self.flush()
+
+    def flush(self) -> None:
+        """Put the pending counts in the tally and write the pending JSON lines."""
+        for verdict, times in self._verdicts.items():  # in order of first appearance
+            self.tally.count_verdict(verdict, times)
+        self._verdicts.clear()
+        if self._lines:
+            sys.stdout.write("\n".join(self._lines) + "\n")
+            self._lines.clear()
+
+    def end(self, name: str, *, lines: int, size: int) -> None:  # noqa: ARG002
+        self.flush()
 
     def problem(self, name: str, problem: Problem) -> None:
         """Count a problem, and print it unless this file already printed enough of its kind."""
+        self.flush()  # what came before it first, for a reader of both streams
         self.tally.add_problem(name, problem)
         shown = self._shown.get(problem.kind, 0)
         self._shown[problem.kind] = shown + 1
@@ -256,6 +282,7 @@ def _classify_command(args: argparse.Namespace) -> int:
     fmt = args.format or ("table" if sys.stdout.isatty() else "jsonl")
     run = _Run(args, fmt)
     run.scan_all(args.files or ["-"])
+    run.flush()
     tally = run.tally
     if fmt == "table":
         sys.stdout.write(render_table(tally, top=args.top, field=args.field))

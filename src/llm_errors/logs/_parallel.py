@@ -33,13 +33,14 @@ from llm_errors.logs._context import Dated, Earlier, LineContext
 from llm_errors.logs._feed import Feeder
 from llm_errors.logs._report import finding_line
 from llm_errors.logs._rules_command import classifier_for
-from llm_errors.logs._scan import Finding, InputMode, Kind, Problem, Scanner
+from llm_errors.logs._scan import Finding, InputMode, Problem, Scanner
 
 __all__ = [
     "OVERLAP",
     "PARALLEL_MIN",
     "Event",
-    "Found",
+    "Findings",
+    "Merged",
     "Part",
     "Plan",
     "merge",
@@ -56,11 +57,8 @@ _READ: Final = 1 << 20
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 _AFTER_ALL: Final = sys.maxsize  # the tag of events emitted at the end of the input
 
-#: A found error as plain values (cheaper to pickle than the frozen record): line,
-#: end line, kind, verdict, the raw text (unmatched errors only), the JSON Lines text.
-Found = tuple[int, int, Kind, Classification, str, str | None]
-#: An event tagged with the line that emitted it; a report's findings come dated.
-Event = tuple[int, Problem | Found | Dated]
+#: An event tagged with the line that emitted it: a problem, or a report's dated finding.
+Event = tuple[int, Problem | Dated]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,10 +84,48 @@ class Task:
 
 
 @dataclass(slots=True)
+class Findings:
+    """A ``classify`` worker's findings, column by column, in input order.
+
+    Columns of plain values pickle fast and a merged range of them is one slice, so the
+    parent counts and writes a range without a Python step per finding; each distinct
+    verdict crosses the process boundary once.
+    """
+
+    tags: list[int] = field(default_factory=list)
+    """The line that emitted each finding (non-decreasing)."""
+    verdicts: list[int] = field(default_factory=list)
+    """Each finding's verdict, as an index into :attr:`table`."""
+    table: list[Classification] = field(default_factory=list)
+    """The distinct verdicts, in order of first appearance."""
+    lines: list[str] = field(default_factory=list)
+    """``--format jsonl``: each finding's JSON line (empty otherwise)."""
+    unmatched: dict[int, str] = field(default_factory=dict)
+    """The raw text of each unmatched error, by position (the table lists their messages)."""
+    _index: dict[Classification, int] = field(default_factory=dict)
+
+    def add(self, tag: int, finding: Finding, line: str | None) -> None:
+        """Append one finding (``line``: its JSON line, for ``--format jsonl``)."""
+        verdict = finding.classification
+        index = self._index.get(verdict)
+        if index is None:
+            index = self._index[verdict] = len(self.table)
+            self.table.append(verdict)
+        if not finding.matched:
+            self.unmatched[len(self.tags)] = finding.text
+        self.tags.append(tag)
+        self.verdicts.append(index)
+        if line is not None:
+            self.lines.append(line)
+
+
+@dataclass(slots=True)
 class Part:
     """What one process found: events tagged with the line that emitted them, and clean spans."""
 
     events: list[Event] = field(default_factory=list)
+    findings: Findings = field(default_factory=Findings)
+    """``classify``'s findings (a report's come dated, among :attr:`events`)."""
     clean: list[tuple[int, int, int, int]] = field(default_factory=list)
     """``(first, last, records, missing_field)``: the state is the initial one after
     each line from ``first`` to ``last``, with those counts; kept near the range's ends."""
@@ -205,6 +241,8 @@ def scan_part(task: Task) -> Part:
     scanner = Scanner(classifier.classify, mode=task.mode, field=task.field)
     context = LineContext(end=task.end_line) if task.dated else None
 
+    jsonl = task.jsonl
+
     def emit(events: Sequence[Finding | Problem]) -> None:
         tag = feeder.number
         for event in events:
@@ -213,11 +251,7 @@ def scan_part(task: Task) -> Part:
             elif context is not None:
                 part.events.append((tag, context.date(event)))
             else:
-                text = finding_line(task.name, event) if task.jsonl else None
-                # The raw text is needed only for unmatched errors (the table's messages).
-                raw = "" if event.matched else event.text
-                found = (event.line, event.end_line, event.kind, event.classification, raw, text)
-                part.events.append((tag, found))
+                part.findings.add(tag, event, finding_line(task.name, event) if jsonl else None)
 
     def clean(first: int, last: int) -> None:
         # Kept where a neighbour may meet this part: its first bytes and the overlap.
@@ -260,10 +294,21 @@ def _meeting(
     return None
 
 
-def merge(parts: Sequence[Part], tasks: Sequence[Task]) -> tuple[list[Event], int, int] | None:
-    """The events of the one-process scan, and its record counts; ``None``: scan again.
+@dataclass(frozen=True, slots=True)
+class Merged:
+    """The one-process scan's output, from the parts: per part, its events and findings kept."""
+
+    pieces: tuple[tuple[list[Event], Findings, int, int], ...]
+    """Per part in input order: its events kept, and its findings ``[low:high]`` kept."""
+    records: int
+    missing_field: int
+
+
+def merge(parts: Sequence[Part], tasks: Sequence[Task]) -> Merged | None:
+    """The events and findings of the one-process scan, and its counts; ``None``: scan again.
 
     A dated finding that no line of its own range dates is dated from the ranges before.
+    Within a part, problems come before its findings (they go to another stream).
     """
     cuts: list[tuple[int, tuple[int, int], tuple[int, int]]] = []
     for k in range(1, len(parts)):
@@ -271,23 +316,28 @@ def merge(parts: Sequence[Part], tasks: Sequence[Task]) -> tuple[list[Event], in
         if found is None:
             return None
         cuts.append(found)
-    events: list[Event] = []
+    pieces = []
     records = missing = 0
     earlier = Earlier()  # dated scans: the timestamped lines before each part
     for k, part in enumerate(parts):
         low = cuts[k - 1][0] if k else -1
         high = cuts[k][0] if k < len(cuts) else _AFTER_ALL
+        events: list[Event] = []
         for tag, event in part.events:
             if low < tag <= high:
                 if isinstance(event, Dated):
                     event = earlier.date(event)  # noqa: PLW2901
                 events.append((tag, event))
+        tags = part.findings.tags
+        pieces.append(
+            (events, part.findings, bisect.bisect_right(tags, low), bisect.bisect_right(tags, high))
+        )
         earlier.add(part.stamps, part.stamped)
         start_counts = cuts[k - 1][2] if k else (0, 0)
         end_counts = cuts[k][1] if k < len(cuts) else (part.records, part.missing_field)
         records += end_counts[0] - start_counts[0]
         missing += end_counts[1] - start_counts[1]
-    return events, records, missing
+    return Merged(tuple(pieces), records, missing)
 
 
 @contextlib.contextmanager

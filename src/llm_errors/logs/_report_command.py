@@ -24,7 +24,6 @@ from typing import Final
 from llm_errors.logs._context import Dated, LineContext
 from llm_errors.logs._digest import Digest, FileStats
 from llm_errors.logs._html import render_html
-from llm_errors.logs._parallel import Found
 from llm_errors.logs._report import summary_line
 from llm_errors.logs._rules_command import add_rules_option
 from llm_errors.logs._run import Run, add_run_options
@@ -154,8 +153,7 @@ class _ReportRun(Run):
     def finding(self, name: str, finding: Finding) -> None:
         self.found(name, self._context.date(finding))
 
-    def found(self, name: str, found: Found | Dated) -> None:
-        assert isinstance(found, Dated)  # noqa: S101 - the report's workers date findings
+    def found(self, name: str, found: Dated) -> None:
         self._stats.errors += 1
         self.digest.add(
             name, found.finding, when=found.when, provider=found.provider, model=found.model

@@ -5,8 +5,8 @@ A :class:`Run` opens every input as :func:`~llm_errors.logs.open_source` does
 :class:`~llm_errors.logs._feed.Feeder`, with ``--jobs`` processes for a large file
 (:mod:`llm_errors.logs._parallel`), draws the progress bar and fills the
 :class:`~llm_errors.logs.Tally`. What a finding or a problem then does is the
-command's own: a subclass says it in :meth:`Run.finding`, :meth:`Run.found` and
-:meth:`Run.problem`.
+command's own: a subclass says it in :meth:`Run.finding`, :meth:`Run.found`,
+:meth:`Run.found_range` and :meth:`Run.problem`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from llm_errors.logs._blocks import LineFilter
 from llm_errors.logs._context import Dated
 from llm_errors.logs._feed import Feeder
 from llm_errors.logs._input import InputError, Source, open_source
-from llm_errors.logs._parallel import Found
+from llm_errors.logs._parallel import Findings
 from llm_errors.logs._report import render_progress
 from llm_errors.logs._rules_command import classifier_for
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner
@@ -130,8 +130,12 @@ class Run:
         """An error found in this process."""
         raise NotImplementedError
 
-    def found(self, name: str, found: Found | Dated) -> None:
-        """An error found by a ``--jobs`` worker, in input order."""
+    def found(self, name: str, found: Dated) -> None:
+        """A dated error found by a ``--jobs`` worker (:attr:`every_line` runs), in input order."""
+        raise NotImplementedError
+
+    def found_range(self, name: str, findings: Findings, low: int, high: int) -> None:
+        """The errors ``findings[low:high]`` of a ``--jobs`` worker, in input order."""
         raise NotImplementedError
 
     def problem(self, name: str, problem: Problem) -> None:
@@ -230,17 +234,19 @@ class Run:
         if merged is None:
             self.scan(path)
             return
-        events, records, missing = merged
         self.tally.files += 1
         self.begin(path)
-        for _, event in events:
-            if isinstance(event, Problem):
-                self.problem(path, event)
-            else:
-                self.found(path, event)
+        for events, findings, low, high in merged.pieces:
+            for _, event in events:
+                if isinstance(event, Problem):
+                    self.problem(path, event)
+                else:
+                    self.found(path, event)
+            if high > low:
+                self.found_range(path, findings, low, high)
         self.tally.lines += parts[-1].lines
-        self.tally.records += records
-        self.tally.missing_field += missing
+        self.tally.records += merged.records
+        self.tally.missing_field += merged.missing_field
         self.end(path, lines=parts[-1].lines, size=found.size)
 
     def handle(self, name: str, events: Sequence[Finding | Problem]) -> None:

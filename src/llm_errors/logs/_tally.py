@@ -116,10 +116,14 @@ class Tally:
         """Count one error by its verdict; ``text`` (raw) is read only if it is unmatched."""
         self.count_verdict(verdict, 1)
         if verdict.layer is Layer.FALLBACK:
-            self.unmatched_messages.add(normalise(excerpt(text)))
+            self.count_message(text)
+
+    def count_message(self, text: str) -> None:
+        """Count the message of one unmatched error (``text`` raw; only its excerpt is kept)."""
+        self.unmatched_messages.add(normalise(excerpt(text)))
 
     def count_verdict(self, verdict: Classification, times: int) -> None:
-        """Count ``times`` errors with ``verdict``, but not their messages (``--jobs`` merges)."""
+        """Count ``times`` errors with ``verdict``, but not their messages (batched counts)."""
         self.errors += times
         self.by_code[verdict.code] += times
         self.by_rule[verdict.rule, verdict.code] += times

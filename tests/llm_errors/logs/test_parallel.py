@@ -58,6 +58,28 @@ def test_split_scan_equals_one_process(big_log, merges, monkeypatch, fmt):
     assert four == one
 
 
+@pytest.mark.parametrize("fmt", ["jsonl", "table"])
+def test_a_finding_released_on_the_meeting_line_is_kept_once(tmp_path, merges, fmt):
+    """Every other line an error: each one is released by the ordinary line after it.
+
+    After that line both processes are clean, so it can be the line where they meet,
+    and the finding it released is tagged with it: the merge must keep it exactly once.
+    """
+    errors = [
+        "2026-07-22T10:00:00Z ERROR app Error code: 429 - rate_limit_exceeded",
+        "2026-07-22T10:00:01Z ERROR app httpx.ConnectError: [Errno 111] Connection refused",
+        "2026-07-22T10:00:02Z ERROR app something nobody has a rule for",
+    ]
+    ordinary = "2026-07-22T10:00:03Z INFO app request served"
+    path = tmp_path / "errors.log"
+    path.write_text("".join(f"{errors[i % 3]}\n{ordinary}\n" for i in range(3000)))
+    one = _run("--format", fmt, str(path))
+    for jobs in ("2", "3", "7"):
+        assert _run("--format", fmt, "--jobs", jobs, str(path)) == one
+    assert merges == [True, True, True]
+    assert "3,000 errors" in one[1] + one[2]
+
+
 def test_no_meeting_point_scans_again_with_one_process(big_log, merges, monkeypatch):
     """An overlap too short to meet in falls back to one process, with the same output."""
     monkeypatch.setattr(_parallel, "OVERLAP", 1)
