@@ -34,6 +34,8 @@ __all__ = ["BLOCK_SIZE", "CutLine", "LineFilter", "iter_blocks", "line_filter"]
 
 #: Bytes read at a time (the last partial line is carried to the next block).
 BLOCK_SIZE: Final = 1 << 20
+_MARKED: Final = 0  # the expression ids
+_WORDS: Final = 1
 
 # What makes a line worth the per-line scan, besides a trigger word of a rule: every
 # error marker of ``_scan.has_marker`` contains one of the hints.
@@ -56,7 +58,13 @@ class CutLine:
 
 
 class LineFilter:
-    """One Hyperscan database: reports the end of each line that may hold an error."""
+    """One Hyperscan database: reports the end of each line that may hold an error.
+
+    Two expressions: the rules' trigger words, and everything else that makes a line
+    worth the per-line scan (the marker hints, a traceback header, a JSON object, the
+    special characters). A line that only the words expression finds holds *words only*: the scanner
+    can skip its checks for the others (:meth:`~llm_errors.logs.Scanner.feed_words`).
+    """
 
     def __init__(self, hyperscan: Any, tokens: Iterable[bytes]) -> None:
         tokens = sorted(tokens)
@@ -69,35 +77,41 @@ class LineFilter:
             for token in tokens
             if not token.isascii()
         )
-        # One pattern, reported once per line at its end: ``[^\n]*$`` runs to the line
-        # end, and Hyperscan reports each end offset of a pattern once.
-        pattern = (
-            rb"(?:(?i:\b(?:" + words + rb")\b)" + foreign + rb"|" + hints + rb"|" + _SPECIAL
-        ) + rb")[^\n]*$"
+        # Each reported once per line at its end: ``[^\n]*$`` runs to the line end, and
+        # Hyperscan reports each end offset of an expression once.
+        expressions = [
+            rb"(?:" + hints + rb"|" + _SPECIAL + rb")[^\n]*$",
+            rb"(?:(?i:\b(?:" + words + rb")\b)" + foreign + rb")[^\n]*$",
+        ]
+        flags = [hyperscan.HS_FLAG_MULTILINE] * len(expressions)
 
         def compile_database() -> Any:
             database = hyperscan.Database()
             database.compile(
-                expressions=[pattern], ids=[0], elements=1, flags=[hyperscan.HS_FLAG_MULTILINE]
+                expressions=expressions, ids=[_MARKED, _WORDS], elements=2, flags=flags
             )
             return database
 
         # Compiling takes about half a CPU-second; a stored copy loads in well under 1 ms.
-        key = b"block-filter\0%d\0%s" % (hyperscan.HS_FLAG_MULTILINE, pattern)
+        key = b"block-filter\0%d\0%s" % (hyperscan.HS_FLAG_MULTILINE, b"\0".join(expressions))
         self._database = load_or_compile(hyperscan, key, compile_database)
 
-    def ends(self, block: bytes) -> list[int]:
-        """Offsets of the newline (or the block's end) closing each line worth a look, in order."""
-        found: list[int] = []
-        add = found.append
+    def ends(self, block: bytes) -> tuple[list[int], set[int]]:
+        """Where the lines worth a look end, in order, and which of them hold words only.
 
-        def on_match(_id: int, _start: int, end: int, _flags: int, _context: object) -> None:
-            add(end)
+        An end is the offset of the newline closing the line, or the block's length.
+        """
+        marked: set[int] = set()
+        words: set[int] = set()
+        add = (marked.add, words.add)
+
+        def on_match(found: int, _start: int, end: int, _flags: int, _context: object) -> None:
+            add[found](end)
 
         self._database.scan(block, match_event_handler=on_match)
         if len(block) > MAX_INPUT:
-            found = sorted({*found, *_long_line_ends(block)})
-        return found
+            marked.update(_long_line_ends(block))
+        return sorted(marked | words), words - marked
 
 
 def _long_line_ends(block: bytes) -> list[int]:

@@ -118,7 +118,9 @@ class Feeder:
     def block(self, block: bytes, found: LineFilter) -> None:
         """Feed the lines ``found`` reports, and one gap for each run of other lines."""
         pos = 0
-        for end in found.ends(block):
+        scanner = self.scanner
+        ends, words_only = found.ends(block)
+        for end in ends:
             if end < pos:
                 continue  # a line already fed while following a traceback
             newline = block.rfind(b"\n", pos, end)
@@ -126,10 +128,25 @@ class Feeder:
             if start > pos:
                 self._skip(block, pos, start)
             self.number += 1
-            self.line(block[start:end], 0)
+            if end in words_only and not scanner.in_traceback:
+                self.words(block[start:end])
+            else:
+                self.line(block[start:end], 0)
             pos = end + 1
         if pos < len(block):
             self._skip(block, pos, len(block))
+
+    def words(self, raw: bytes) -> None:
+        """Feed line :attr:`number`, which holds trigger words only (``LineFilter.ends``).
+
+        The block is valid UTF-8 and such a line holds no NUL or ESC and is not the
+        first line, so it decodes as :func:`~llm_errors.logs.decode_line` would.
+        """
+        text = raw.decode("utf-8").rstrip("\r\n")
+        if events := self.scanner.feed_words(self.number, text):
+            self._emit(events)
+        if self._clean is not None and self.scanner.clean:
+            self._clean(self.number, self.number)
 
     def _skip(self, block: bytes, pos: int, stop: int) -> None:
         """Pass the lines from ``pos`` to ``stop``: fed one by one while a traceback is open."""

@@ -437,6 +437,22 @@ class Scanner:
         self._held = self._line(number, text)
         return out or _NOTHING
 
+    def feed_words(self, number: int, text: str) -> Sequence[Finding]:
+        """:meth:`feed` for a line of trigger words only, while no traceback is open.
+
+        Such a line (``LineFilter.ends``) holds no marker hint, traceback header, JSON
+        object, NUL, ESC or character IGNORECASE folds to ASCII: only a rule can make
+        it an error, so every other check of :meth:`feed` is skipped.
+        """
+        held = self._held
+        verdict = self._classify(text)
+        self._held = (
+            None
+            if verdict.layer is Layer.FALLBACK
+            else Finding(number, number, "line", verdict, text)
+        )
+        return _NOTHING if held is None else (held,)
+
     @property
     def in_traceback(self) -> bool:
         """Whether a traceback is open (every next line must be fed, one by one)."""
