@@ -221,8 +221,11 @@ def worker(job: Job, ready: Any, start: Any, results: Any) -> None:
     """Make ``job.calls`` calls through one policy; report completions and the end time."""
     coordination = None
     if job.redis_url is not None:
-        lease = {} if job.probe_lease is None else {"probe_lease": job.probe_lease}
-        coordination = RedisCoordination(job.redis_url, prefix=job.prefix, **lease)
+        coordination = (
+            RedisCoordination(job.redis_url, prefix=job.prefix)
+            if job.probe_lease is None
+            else RedisCoordination(job.redis_url, prefix=job.prefix, probe_lease=job.probe_lease)
+        )
     policy = RetryPolicy(
         max_attempts=job.max_attempts,
         deadline=120.0,
