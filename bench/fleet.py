@@ -16,12 +16,19 @@ processes make ``--calls`` calls each, released together once all have started:
   together, before any cooldown can be recorded), those within 10 ms of the opening
   one (in flight before the cooldown reached the fleet), and later ones ("late": sent
   during a cooldown the caller could have known);
+* rate limit with an exact wait: the same, with the provider also sending
+  ``retry-after-ms`` (the milliseconds to its next token, which openai-python reads
+  before ``Retry-After`` in ``_parse_retry_after_header``), and a third policy, the
+  shared one without the probe after a cooldown (``probe_lease=0``), so the probe's
+  effect has a figure; with whole seconds the bucket has refilled when a cooldown ends
+  and the probe never meets an empty one;
 * outage: upstream attempts per call (amplification) with a shared budget in Redis, and
   for comparison with a budget per process and with none.
 
 The last line reads ``fleet: 429 responses shared/independent = R (P processes), outage
-amplification shared = A``; the targets are R <= 0.2 and A <= 1.1, with completed calls
-per second no worse than independent policies.
+amplification shared = A`` (R from the whole-second runs, the issue's benchmark); the
+targets are R <= 0.2 and A <= 1.1, with completed calls per second no worse than
+independent policies.
 
 Run: ``python bench/fleet.py [--processes P] [--calls M] [--rate R] [--latency S]
 [--runs N]``
@@ -68,6 +75,7 @@ class Provider:
         self.tokens = self.capacity
         self.stamp = time.monotonic()
         self.outage = False
+        self.exact = False
         self.lock = threading.Lock()
         self.counts = {"served": 0, "limited": 0, "failed": 0}
         self.limited_at: list[tuple[float, float]] = []
@@ -86,16 +94,18 @@ class Provider:
                 self.counts["served"] += 1
                 return 200, 0.0
             self.counts["limited"] += 1
-            retry_after = max(1, math.ceil((1.0 - self.tokens) / self.rate))
+            exact = (1.0 - self.tokens) / self.rate
+            retry_after = exact if self.exact else max(1, math.ceil(exact))
             self.limited_at.append((now, retry_after))
             return 429, retry_after
 
-    def reset(self, *, outage: bool) -> tuple[dict[str, int], dict[str, int]]:
-        """Refill the bucket, switch the outage; the counts so far and the 429s by phase."""
+    def reset(self, *, outage: bool, exact: bool = False) -> tuple[dict[str, int], dict[str, int]]:
+        """Refill the bucket, switch the outage and the exact wait; the counts and 429s so far."""
         with self.lock:
             counts, self.counts = self.counts, {"served": 0, "limited": 0, "failed": 0}
             limited, self.limited_at = self.limited_at, []
-            self.tokens, self.stamp, self.outage = self.capacity, time.monotonic(), outage
+            self.tokens, self.stamp = self.capacity, time.monotonic()
+            self.outage, self.exact = outage, exact
             return counts, phases(limited)
 
 
@@ -140,7 +150,12 @@ def serve(provider: Provider) -> http.server.ThreadingHTTPServer:
                 time.sleep(provider.latency)
             self.send_response(status)
             if status == 429:
-                self.send_header("Retry-After", str(int(retry_after)))
+                # Whole seconds, as HTTP has it (rounded up); with ``exact``, also the
+                # wait in milliseconds, which openai-python reads first when present
+                # (``retry-after-ms`` in ``_parse_retry_after_header``).
+                self.send_header("Retry-After", str(max(1, math.ceil(retry_after))))
+                if provider.exact:
+                    self.send_header("retry-after-ms", str(math.ceil(retry_after * 1000)))
             self.send_header("Content-Length", "0")
             self.end_headers()
 
@@ -197,13 +212,20 @@ class Job:
     budget: bool
     initial_wait: float
     max_attempts: int
+    #: The half-open time after a cooldown (``None``: the backend's default); ``0``
+    #: turns the probe off (everyone may send once the cooldown has ended).
+    probe_lease: float | None = None
 
 
 def worker(job: Job, ready: Any, start: Any, results: Any) -> None:
     """Make ``job.calls`` calls through one policy; report completions and the end time."""
     coordination = None
     if job.redis_url is not None:
-        coordination = RedisCoordination(job.redis_url, prefix=job.prefix)
+        coordination = (
+            RedisCoordination(job.redis_url, prefix=job.prefix)
+            if job.probe_lease is None
+            else RedisCoordination(job.redis_url, prefix=job.prefix, probe_lease=job.probe_lease)
+        )
     policy = RetryPolicy(
         max_attempts=job.max_attempts,
         deadline=120.0,
@@ -262,7 +284,9 @@ class Phase:
         return sum(self.counts.values()) / self.calls
 
 
-def run_phase(provider: Provider, jobs: list[Job], *, outage: bool, ctx: Any) -> Phase:
+def run_phase(
+    provider: Provider, jobs: list[Job], *, outage: bool, ctx: Any, exact: bool = False
+) -> Phase:
     """Start the workers, release them together, and count what the provider saw."""
     ready, results, start = ctx.Queue(), ctx.Queue(), ctx.Event()
     processes = [ctx.Process(target=worker, args=(job, ready, start, results)) for job in jobs]
@@ -270,7 +294,7 @@ def run_phase(provider: Provider, jobs: list[Job], *, outage: bool, ctx: Any) ->
         process.start()
     for _ in processes:
         ready.get(timeout=WORKER_TIMEOUT)
-    provider.reset(outage=outage)
+    provider.reset(outage=outage, exact=exact)
     began = time.monotonic()
     start.set()
     finished = [results.get(timeout=WORKER_TIMEOUT) for _ in processes]
@@ -306,7 +330,15 @@ def main() -> None:
     )
     with redis_server() as redis_url:
 
-        def phase(name: str, *, shared: bool, budget: bool, outage: bool) -> Phase:
+        def phase(
+            name: str,
+            *,
+            shared: bool,
+            budget: bool,
+            outage: bool,
+            exact: bool = False,
+            lease: float | None = None,
+        ) -> Phase:
             # Rate limit: attempts enough for every call to get through, waits as the
             # server directs. Outage: the default attempts, with short backoff waits.
             job = Job(
@@ -317,13 +349,20 @@ def main() -> None:
                 budget,
                 initial_wait=0.01 if outage else 1.0,
                 max_attempts=4 if outage else 20,
+                probe_lease=lease,
             )
-            return run_phase(provider, [job] * processes, outage=outage, ctx=ctx)
+            return run_phase(provider, [job] * processes, outage=outage, ctx=ctx, exact=exact)
 
         ratios, speeds = rate_limit_runs(phase, args.runs)
+        exact_ratios, exact_speeds = rate_limit_runs(phase, args.runs, exact=True)
         outage = outage_runs(phase)
     server.shutdown()
     ratio, speed = statistics.median(ratios), statistics.median(speeds)
+    print(
+        "exact retry-after-ms: median 429s shared/independent = "
+        f"{statistics.median(exact_ratios):.2f}, "
+        f"calls/s shared/independent = {statistics.median(exact_speeds):.2f}"
+    )
     print(f"median completed calls/s shared/independent = {speed:.2f}")
     print(
         f"fleet: 429 responses shared/independent = {ratio:.2f} ({processes} processes), "
@@ -331,27 +370,45 @@ def main() -> None:
     )
 
 
-def rate_limit_runs(phase: Callable[..., Phase], runs: int) -> tuple[list[float], list[float]]:
-    """Independent and shared policies, alternating; per-run ratios of 429s and calls/s."""
-    print("rate limit (no budget; Retry-After honoured):")
+#: The rate-limit variants: (name, shared, probe_lease).
+WHOLE_SECONDS = (("independent", False, None), ("shared", True, None))
+EXACT = (("independent", False, None), ("shared", True, None), ("shared, no probe", True, 0.0))
+
+
+def rate_limit_runs(
+    phase: Callable[..., Phase],
+    runs: int,
+    *,
+    exact: bool = False,
+) -> tuple[list[float], list[float]]:
+    """Independent and shared policies, alternating; per-run ratios of 429s and calls/s.
+
+    With ``exact`` the provider also sends ``retry-after-ms`` (the wait to its next
+    token), and a shared fleet without the probe after a cooldown runs too.
+    """
+    variants = EXACT if exact else WHOLE_SECONDS
+    wait = "exact retry-after-ms" if exact else "whole-second Retry-After"
+    print(f"rate limit (no budget; {wait} honoured):")
     print(
-        f"  {'run':<4}{'policy':<13}{'429s':>6}{'completed':>11}{'calls/s':>9}{'fallbacks':>10}"
+        f"  {'run':<4}{'policy':<18}{'429s':>6}{'completed':>11}{'calls/s':>9}{'fallbacks':>10}"
         "   429s by phase: opening, in first episode, in flight, late"
     )
-    seen: dict[str, list[Phase]] = {"independent": [], "shared": []}
+    seen: dict[str, list[Phase]] = {name: [] for name, _, _ in variants}
     for run in range(1, runs + 1):
-        for name, shared in (("independent", False), ("shared", True)):
-            result = phase(f"rl-{name}", shared=shared, budget=False, outage=False)
+        for name, shared, lease in variants:
+            result = phase(
+                f"rl-{name}", shared=shared, budget=False, outage=False, exact=exact, lease=lease
+            )
             seen[name].append(result)
             print(
-                f"  {run:<4}{name:<13}{result.counts['limited']:>6}"
+                f"  {run:<4}{name:<18}{result.counts['limited']:>6}"
                 f"{result.completed:>6}/{result.calls:<4}{result.per_second:>9.2f}"
                 f"{result.fallbacks:>10}   {result.phases['opening']}, {result.phases['first']}, "
                 f"{result.phases['in_flight']}, {result.phases['late']}"
             )
     for name, results in seen.items():
         print(
-            f"  median {name:<11}"
+            f"  median {name:<16}"
             f"{statistics.median(r.counts['limited'] for r in results):>6g}"
             f"{'':>11}{statistics.median(r.per_second for r in results):>9.2f}"
         )
