@@ -373,10 +373,13 @@ def _class_expansions(items: Sequence[tuple[Any, Any]]) -> set[tuple[str, ...]]:
     return {(_ANY,)}
 
 
+def _is_separator_symbol(symbol: str) -> bool:
+    """A symbol that consumes one or more separator characters (not ``\b``, not unknown)."""
+    return symbol == _SEP or (len(symbol) == 1 and _is_separator_char(symbol))
+
+
 def _is_separator_expansion(expansion: tuple[str, ...]) -> bool:
-    return all(
-        sym == _SEP or (len(sym) == 1 and _is_separator_char(sym)) for sym in expansion
-    ) and bool(expansion)
+    return all(_is_separator_symbol(sym) for sym in expansion) and bool(expansion)
 
 
 def _concat(left: set[tuple[str, ...]], right: set[tuple[str, ...]]) -> set[tuple[str, ...]]:
@@ -412,7 +415,12 @@ def _expand_repeat(av: Any) -> set[tuple[str, ...]]:
         return inner | empty
     if all(_is_separator_expansion(e) for e in inner):
         return {(_SEP,)} | empty
-    return {(_ANY,)} | empty
+    # Unknown in the middle, but a repeat starts as its body starts and ends as it
+    # ends: when every expansion of the body starts (ends) with a separator, so does
+    # every repeat of it, and the words beside it stay provably whole tokens.
+    head = (_SEP,) if all(e and _is_separator_symbol(e[0]) for e in inner) else ()
+    tail = (_SEP,) if all(e and _is_separator_symbol(e[-1]) for e in inner) else ()
+    return {(*head, _ANY, *tail)} | empty
 
 
 def _expand_branch(av: Any) -> set[tuple[str, ...]]:

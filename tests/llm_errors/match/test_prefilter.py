@@ -119,6 +119,21 @@ def test_underivable_patterns_fall_back_safely(pattern):
         ),
         pytest.param(r"status\W{1,3}429\b", {(None, frozenset({"429"}))}, id="unanchored"),
         pytest.param(r"\bUND_ERR_\w+", set(), id="no-tokens-no-ways"),
+        pytest.param(
+            r"\bhit (?:\w+ ){0,3}rate limit\b",
+            {("hit", frozenset({"hit", "rate", "limit"}))},
+            id="words-after-a-repeat-that-ends-with-a-separator",
+        ),
+        pytest.param(
+            r"\bhit(?: \w+){1,3}rate limit\b",
+            {("hit", frozenset({"hit", "limit"}))},
+            id="words-before-a-repeat-that-starts-with-a-separator",
+        ),
+        pytest.param(
+            r"\bhit (?:\w+-?){0,3}rate limit\b",
+            {("hit", frozenset({"hit", "limit"}))},
+            id="a-repeat-that-may-end-in-a-word-character-bounds-nothing",
+        ),
     ],
 )
 def test_ways(pattern, ways):
