@@ -374,7 +374,7 @@ def _class_expansions(items: Sequence[tuple[Any, Any]]) -> set[tuple[str, ...]]:
 
 
 def _is_separator_symbol(symbol: str) -> bool:
-    """A symbol that consumes one or more separator characters (not ``\b``, not unknown)."""
+    r"""A symbol that consumes one or more separator characters (not ``\b``, not unknown)."""
     return symbol == _SEP or (len(symbol) == 1 and _is_separator_char(symbol))
 
 
