@@ -99,8 +99,12 @@ def inert(head: str) -> bool:
     """
     if head.isascii():  # a log prefix: casefold is lower-casing
         low = head.lower()
-        if any(word in low for word in _ASCII_WORDS) or any(p in head for p in _PREFIXES):
-            return False
+        for word in _ASCII_WORDS:
+            if word in low:
+                return False
+        for prefix in _PREFIXES:
+            if prefix in head:
+                return False
     else:
         folded = head.casefold()
         if "data:" in folded or "bearer" in folded or "basic" in folded:

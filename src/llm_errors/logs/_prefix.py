@@ -17,6 +17,7 @@ begins after the whole prefix.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
@@ -43,6 +44,13 @@ _ID = re.compile(_ID_FORM, re.ASCII)
 _CANON: Final = bytes.maketrans(b"0123456789abcdefABCDEF", b"0" * 22)
 _STATUS_DIGITS: Final = frozenset("45")
 _STATUS_WIDTH: Final = 3
+
+
+@functools.lru_cache(maxsize=4)
+def _head(line: str) -> re.Match[str] | None:
+    # The verdict cache (canonical) and the excerpt (message_start) read the same
+    # line's prefix, a line or two apart (a finding is held for one line): matched once.
+    return _HEAD.match(line, 0, PREFIX_WINDOW)
 
 
 def _zeroed(text: str) -> str:
@@ -78,7 +86,7 @@ def canonical(line: str) -> str:
 
     A line without a recognised prefix is returned as it is.
     """
-    head = _HEAD.match(line, 0, PREFIX_WINDOW)
+    head = _head(line)
     if head is None:
         return line
     start, end = head.span("stamp")
@@ -103,7 +111,7 @@ def message_start(line: str) -> int:
 
     The prefix ends in a space or tab and the message starts with another character.
     """
-    head = _HEAD.match(line, 0, PREFIX_WINDOW)
+    head = _head(line)
     if head is None:
         return 0
     end = head.end()
