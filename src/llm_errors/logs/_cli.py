@@ -35,7 +35,7 @@ from llm_errors.logs._rules_command import (
     classifier_for,
     load_args_rules,
 )
-from llm_errors.logs._run import Run, add_run_options
+from llm_errors.logs._run import Run, add_input_options, add_run_options
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, subjects
 from llm_errors.logs._suggest import add_suggest_command
 from llm_errors.logs._tally import Tally
@@ -136,19 +136,7 @@ def _parser() -> argparse.ArgumentParser:
         choices=["table", "jsonl"],
         help="output format (default: table on a terminal, else jsonl)",
     )
-    scan.add_argument(
-        "--input",
-        type=InputMode,
-        choices=list(InputMode),
-        default=InputMode.AUTO,
-        help="line format: auto (JSON where a line starts with '{'), text or jsonl (default: auto)",
-    )
-    scan.add_argument(
-        "--field",
-        metavar="PATH",
-        help="dotted path to the message in each JSON record, e.g. error.message "
-        "(default: classify the whole record)",
-    )
+    add_input_options(scan)
     scan.add_argument(
         "--fail-on",
         metavar="CODE[,CODE...]",

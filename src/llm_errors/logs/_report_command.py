@@ -26,8 +26,8 @@ from llm_errors.logs._digest import Digest, FileStats
 from llm_errors.logs._html import render_html
 from llm_errors.logs._report import summary_line
 from llm_errors.logs._rules_command import add_rules_option
-from llm_errors.logs._run import Run, add_run_options
-from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind
+from llm_errors.logs._run import Run, add_input_options, add_run_options
+from llm_errors.logs._scan import Finding, Problem, ProblemKind
 
 __all__ = ["EXIT_OK", "EXIT_UNREADABLE", "EXIT_UNWRITABLE", "add_report_command"]
 
@@ -75,19 +75,7 @@ def add_report_command(add_parser: Callable[..., argparse.ArgumentParser]) -> No
         metavar="PATH",
         help="where to write the HTML page ('-' writes it to stdout)",
     )
-    report.add_argument(
-        "--input",
-        type=InputMode,
-        choices=list(InputMode),
-        default=InputMode.AUTO,
-        help="line format: auto (JSON where a line starts with '{'), text or jsonl (default: auto)",
-    )
-    report.add_argument(
-        "--field",
-        metavar="PATH",
-        help="dotted path to the message in each JSON record, e.g. error.message "
-        "(default: classify the whole record)",
-    )
+    add_input_options(report)
     report.add_argument(
         "--top",
         type=int,

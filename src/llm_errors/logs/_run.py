@@ -30,7 +30,7 @@ from llm_errors.logs._rules_command import classifier_for
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner
 from llm_errors.logs._tally import Tally
 
-__all__ = ["PROGRESS_AFTER", "Run", "add_run_options"]
+__all__ = ["PROGRESS_AFTER", "Run", "add_input_options", "add_run_options"]
 
 #: Seconds a run takes before the progress bar appears (``--progress auto``, a terminal).
 PROGRESS_AFTER: Final = 1.0
@@ -46,6 +46,23 @@ def _jobs(value: str) -> int:
         msg = f"{value!r} is not a number of processes (0 or more)"
         raise argparse.ArgumentTypeError(msg)
     return jobs or os.cpu_count() or 1
+
+
+def add_input_options(parser: argparse.ArgumentParser) -> None:
+    """``--input`` and ``--field``: how every command that reads logs reads their lines."""
+    parser.add_argument(
+        "--input",
+        type=InputMode,
+        choices=list(InputMode),
+        default=InputMode.AUTO,
+        help="line format: auto (JSON where a line starts with '{'), text or jsonl (default: auto)",
+    )
+    parser.add_argument(
+        "--field",
+        metavar="PATH",
+        help="dotted path to the message in each JSON record, e.g. error.message "
+        "(default: classify the whole record)",
+    )
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:

@@ -35,6 +35,7 @@ from llm_errors.logs import _feed
 from llm_errors.logs._feed import Feeder
 from llm_errors.logs._input import InputError, open_source
 from llm_errors.logs._rules_command import add_rules_option, classifier_for
+from llm_errors.logs._run import add_input_options
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner
 from llm_errors.logs._tally import normalise
 
@@ -199,16 +200,7 @@ def add_suggest_command(add_parser: Callable[..., argparse.ArgumentParser]) -> N
     suggest.add_argument(
         "-o", "--output", required=True, metavar="PATH", help="the rules file ('-': stdout)"
     )
-    suggest.add_argument(
-        "--input",
-        type=InputMode,
-        choices=list(InputMode),
-        default=InputMode.AUTO,
-        help="line format: auto (JSON where a line starts with '{'), text or jsonl (default: auto)",
-    )
-    suggest.add_argument(
-        "--field", metavar="PATH", help="dotted path to the message in each JSON record"
-    )
+    add_input_options(suggest)
     suggest.add_argument(
         "--top", type=int, default=10, metavar="N", help="rules suggested (default: 10)"
     )
