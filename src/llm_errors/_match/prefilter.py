@@ -356,8 +356,9 @@ def _class_expansions(items: Sequence[tuple[Any, Any]]) -> set[tuple[str, ...]]:
             members = [chr(c) for c in range(low, high + 1)] if high - low < _MAX_RANGE else []
             if not members:
                 enumerable = False
+                # IGNORECASE: a range of capitals holds word characters too.
                 all_separators = all_separators and not any(
-                    low <= ord(ch) <= high for ch in _WORD_CHARS
+                    low <= ord(ch) <= high or low <= ord(ch.upper()) <= high for ch in _WORD_CHARS
                 )
         elif op is _sre_c.CATEGORY and av in separator_categories:
             enumerable = False
@@ -365,7 +366,9 @@ def _class_expansions(items: Sequence[tuple[Any, Any]]) -> set[tuple[str, ...]]:
         else:  # NEGATE, digit/word classes, ...: cannot reason about it
             return {(_ANY,)}
         chars.extend(members)
-        all_separators = all_separators and all(_is_separator_char(ch) for ch in members)
+        all_separators = all_separators and all(
+            _is_separator_char(ch.lower() if ch.isascii() else ch) for ch in members
+        )
     if all_separators:
         return {(_SEP,)}
     if enumerable and len(chars) <= _MAX_CLASS_LITERALS:

@@ -196,3 +196,14 @@ def test_every_built_in_rule_compiles_alone():
         except regex.error as exc:
             failed.append(f"{rule.id}: {exc}")
     assert not failed
+
+
+def test_a_class_of_capitals_is_matched():
+    """``[KMG]B`` under IGNORECASE holds word characters: no spurious ``b`` token is required."""
+    rule = Rule(
+        id="user.size", code=ErrorCode.CONTEXT_OVERFLOW, pattern=r"\btoo large [KMG]B\b", why="w"
+    )
+    matcher = TextMatcher([rule])
+    found = matcher.match("request too large MB")
+    assert found is not None
+    assert found.matched == "too large MB"

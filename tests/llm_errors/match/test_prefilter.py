@@ -130,6 +130,16 @@ def test_underivable_patterns_fall_back_safely(pattern):
             id="words-before-a-repeat-that-starts-with-a-separator",
         ),
         pytest.param(
+            r"\btoo large [KMG]B\b",
+            {("too", frozenset({"too", "large", unit})) for unit in ("kb", "mb", "gb")},
+            id="capitals-in-a-class-are-word-characters",
+        ),
+        pytest.param(
+            r"\bsize[A-Z]+limit\b",
+            set(),
+            id="a-range-of-capitals-holds-word-characters",
+        ),
+        pytest.param(
             r"\bhit (?:\w+-?){0,3}rate limit\b",
             {("hit", frozenset({"hit", "limit"}))},
             id="a-repeat-that-may-end-in-a-word-character-bounds-nothing",
