@@ -65,6 +65,12 @@ _HINT = _re.compile(
 )
 
 
+# A Chinese relay's "请 78 秒后重试" ("please retry in 78 seconds", dwgx/WindsurfAPI#160):
+# the number and its unit come before "后" ("after") and "重试"/"再试" ("retry").
+_HINT_ZH = _re.compile(r"(\d+(?:\.\d+)?)\s*(秒|分钟|小时)\s*后\s*(?:重试|再试)")
+_UNIT_ZH = {"秒": 1.0, "分钟": 60.0, "小时": 3600.0}
+
+
 def _finite_non_negative(value: float) -> float | None:
     if math.isnan(value) or math.isinf(value) or value < 0:
         return None
@@ -94,6 +100,8 @@ def parse_duration(text: str) -> float | None:
 
 def retry_after_from_text(text: str) -> float | None:
     """The wait a provider's message asks for ("Please try again in 9m38s"), in seconds."""
+    if not text.isascii() and "后" in text and (found := _HINT_ZH.search(text)):
+        return _finite_non_negative(float(found[1]) * _UNIT_ZH[found[2]])
     low = text.lower()
     if "retry" not in low and "try again" not in low and "reset" not in low:
         return None  # cheap test first: the regex scan costs more than these lookups

@@ -103,6 +103,16 @@ def test_parse_duration(text, expected):
         pytest.param("'retryDelay': '59s'", 59.0, id="google-retry-info"),
         pytest.param("Please try again in a moment.", None, id="no-number"),
         pytest.param("timeout=30s was set", None, id="no-hint-word"),
+        pytest.param(
+            "Stream error after retries: kimi-k2.5 账号队列超时: 所有可用账号暂时不可用，请 78 秒后重试",
+            78.0,
+            id="chinese-relay",  # dwgx/WindsurfAPI#160
+        ),
+        pytest.param(
+            "该模型当前访问量过大,请您稍后再试",
+            None,
+            id="chinese-no-number",  # https://docs.bigmodel.cn/cn/api/rate-limit
+        ),
     ],
 )
 def test_retry_after_from_text(text, expected):
