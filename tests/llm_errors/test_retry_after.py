@@ -104,7 +104,8 @@ def test_parse_duration(text, expected):
         pytest.param("Please try again in a moment.", None, id="no-number"),
         pytest.param("timeout=30s was set", None, id="no-hint-word"),
         pytest.param(
-            "Stream error after retries: kimi-k2.5 账号队列超时: 所有可用账号暂时不可用，请 78 秒后重试",
+            "Stream error after retries: kimi-k2.5 账号队列超时: "
+            "所有可用账号暂时不可用\uff0c请 78 秒后重试",
             78.0,
             id="chinese-relay",  # dwgx/WindsurfAPI#160
         ),
