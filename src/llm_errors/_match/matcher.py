@@ -67,6 +67,11 @@ _GROUP_PREFIX: Final = "_r"
 _ERROR_STATUS_TOKENS: Final = frozenset(str(status).encode() for status in range(400, 600))
 
 _BUILT_IN: Final = frozenset(RULES)
+#: Each pattern's triggers, derived once per process for every matcher built after it
+#: (a classifier with user rules, ``rules check`` and each ``--jobs`` worker build one
+#: over the built-in rules again; deriving walks every pattern's parse tree).
+_triggers = functools.lru_cache(maxsize=CACHE_LIMIT)(derive_triggers)
+
 _GLOBAL_FLAGS = _re.compile(r"(?<!\\)\(\?[a-zA-Z0-9]*-?[a-zA-Z0-9]*\)")
 _BACKREFERENCE = _re.compile(r"(?<!\\)(?:\\[1-9]|\\g<\d+>|\(\?P=)")
 
@@ -151,9 +156,7 @@ class TextMatcher:
         self.rules: tuple[Rule, ...] = tuple(rules)
         for position, rule in enumerate(self.rules):
             _validate(rule, position)
-        self.triggers: tuple[Triggers, ...] = tuple(
-            derive_triggers(rule.pattern) for rule in self.rules
-        )
+        self.triggers: tuple[Triggers, ...] = tuple(_triggers(rule.pattern) for rule in self.rules)
         by_token: dict[bytes, set[int]] = {}
         by_substring: dict[str, set[int]] = {}
         for position, triggers in enumerate(self.triggers):

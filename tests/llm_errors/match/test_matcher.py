@@ -6,7 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llm_errors import RULES, Classifier, ErrorCode, Rule
+from llm_errors._match import matcher as _matcher
 from llm_errors._match.matcher import CACHE_LIMIT, FLAGS, TextMatcher, _alternative
+from llm_errors._match.prefilter import derive_triggers
 from llm_errors._rules.status import status_from_text
 
 MATCHER = Classifier()._matcher
@@ -170,6 +172,17 @@ def test_empty_text():
     """Empty text matches nothing."""
     assert MATCHER.match("") is None
     assert MATCHER.search_all_rules("") is None
+
+
+def test_triggers_are_derived_once_per_pattern_in_a_bounded_cache():
+    """A second matcher over the same rules derives nothing again, and gets the same triggers."""
+    first = TextMatcher(RULES)
+    before = _matcher._triggers.cache_info()
+    second = TextMatcher(RULES)
+    after = _matcher._triggers.cache_info()
+    assert after.misses == before.misses
+    assert after.maxsize == CACHE_LIMIT
+    assert first.triggers == second.triggers == tuple(derive_triggers(r.pattern) for r in RULES)
 
 
 def test_plan_and_pattern_caches_are_bounded():
