@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
@@ -53,7 +53,7 @@ from llm_errors._match.prefilter import (
 from llm_errors._rules.patterns import RULES, Rule
 from llm_errors._rules.status import status_from_text, status_in_tokens
 
-__all__ = ["ANCHOR_TRIES", "CACHE_LIMIT", "FLAGS", "TextMatch", "TextMatcher"]
+__all__ = ["ANCHOR_TRIES", "CACHE_LIMIT", "FLAGS", "TextMatch", "TextMatcher", "known_triggers"]
 
 #: How every rule is compiled: case-insensitive, ``^``/``$`` at line boundaries.
 FLAGS: Final = _re.IGNORECASE | _re.MULTILINE | _re.VERSION0
@@ -70,7 +70,24 @@ _BUILT_IN: Final = frozenset(RULES)
 #: Each pattern's triggers, derived once per process for every matcher built after it
 #: (a classifier with user rules, ``rules check`` and each ``--jobs`` worker build one
 #: over the built-in rules again; deriving walks every pattern's parse tree).
-_triggers = functools.lru_cache(maxsize=CACHE_LIMIT)(derive_triggers)
+_derived = functools.lru_cache(maxsize=CACHE_LIMIT)(derive_triggers)
+#: Triggers worked out before this process started (the command line keeps a table of
+#: them: ``llm_errors.logs._stored``), used instead of deriving; at most CACHE_LIMIT.
+_known: dict[str, Triggers] = {}
+
+
+def known_triggers(table: Mapping[str, Triggers]) -> None:
+    """Take these patterns' triggers as given (each must be ``derive_triggers(pattern)``)."""
+    for pattern, triggers in table.items():
+        if len(_known) >= CACHE_LIMIT:
+            break
+        _known[pattern] = triggers
+
+
+def _triggers(pattern: str) -> Triggers:
+    known = _known.get(pattern)
+    return _derived(pattern) if known is None else known
+
 
 _GLOBAL_FLAGS = _re.compile(r"(?<!\\)\(\?[a-zA-Z0-9]*-?[a-zA-Z0-9]*\)")
 _BACKREFERENCE = _re.compile(r"(?<!\\)(?:\\[1-9]|\\g<\d+>|\(\?P=)")

@@ -15,10 +15,11 @@ import sys
 from collections.abc import Callable
 from typing import Final
 
-from llm_errors import Classifier, Rule, RulesFileError
+from llm_errors import RULES, Classifier, Rule, RulesFileError
 from llm_errors._classify import _default
 from llm_errors._match.prefilter import derive_triggers
 from llm_errors._rules_file import load_rule_files
+from llm_errors.logs._stored import stored_triggers
 
 __all__ = [
     "CLASSIFIERS_KEPT",
@@ -50,7 +51,12 @@ def add_rules_option(parser: argparse.ArgumentParser) -> None:
 
 @functools.lru_cache(maxsize=CLASSIFIERS_KEPT)
 def classifier_for(rules: tuple[Rule, ...]) -> Classifier:
-    """The classifier with ``rules`` in place (the default one for none), built once per process."""
+    """The classifier with ``rules`` in place (the default one for none), built once per process.
+
+    The rules' trigger words come from the cache directory when stored there
+    (:func:`~llm_errors.logs._stored.stored_triggers`).
+    """
+    stored_triggers([rule.pattern for rule in (*rules, *RULES)])
     return _default() if not rules else Classifier(extra_rules=rules)
 
 

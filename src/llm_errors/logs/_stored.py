@@ -1,18 +1,22 @@
-"""Keep a compiled Hyperscan database in the user's cache directory between runs.
+"""Keep what start-up derives from the rules in the user's cache directory between runs.
 
-Compiling the block filter (:mod:`llm_errors.logs._blocks`) takes about half a
-second of CPU, more than scanning a 100 MB log; loading it back takes well under
-a millisecond. So the first run stores the compiled database
-(``hyperscan.dumpb``) under a name derived from everything it depends on (the
-pattern, its flags, the Hyperscan version, the machine), and later runs load it.
+Two things: the block filter's compiled Hyperscan database
+(:mod:`llm_errors.logs._blocks`; compiling it takes about half a second of CPU, more
+than scanning a 100 MB log, loading it well under a millisecond), and the rules'
+trigger words (:mod:`llm_errors._match.prefilter`; deriving them walks every
+pattern's parse tree, about 0.2 s for the built-in table, loading them a few ms).
+The first run stores each under a name derived from everything it depends on (the
+patterns, their flags, the Hyperscan version and the machine; the trigger
+analysis's own source), and later runs load it.
 
 The directory is ``LLM_ERRORS_CACHE_DIR`` when set (an empty value turns storing
 off), else the platform's user cache directory for ``llm-errors`` (from
 ``platformdirs``, part of the ``fast`` extra; without it nothing is stored).
 Storing never fails a run: an unreadable, oversized, corrupt or foreign file is
-ignored and replaced, and a directory that cannot be written only costs the
-compile. A file is written whole to a temporary name and renamed, so concurrent
-runs (``--jobs`` workers, two shells) never read half a file.
+ignored and replaced (a trigger table is checked field by field), and a directory
+that cannot be written only costs the work. A file is written whole to a temporary
+name and renamed, so concurrent runs (``--jobs`` workers, two shells) never read half
+a file.
 """
 
 from __future__ import annotations
@@ -20,14 +24,19 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
+import json
 import os
 import platform
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["CACHE_ENV", "STORED_LIMIT", "cache_dir", "load_or_compile"]
+from llm_errors._match import prefilter
+from llm_errors._match.matcher import known_triggers
+from llm_errors._match.prefilter import Triggers
+
+__all__ = ["CACHE_ENV", "STORED_LIMIT", "cache_dir", "load_or_compile", "stored_triggers"]
 
 #: The environment variable naming the cache directory ("" turns storing off).
 CACHE_ENV: Final = "LLM_ERRORS_CACHE_DIR"
@@ -47,20 +56,45 @@ def cache_dir() -> Path | None:
     return Path(platformdirs.user_cache_dir("llm-errors", appauthor=False))
 
 
-def _name(hyperscan: Any, key: bytes) -> str:
+def _digest(*parts: bytes) -> str:
     digest = hashlib.sha256()
-    for part in (str(hyperscan.__version__).encode(), platform.machine().encode(), key):
+    for part in parts:
         digest.update(len(part).to_bytes(8, "little") + part)
-    return f"hyperscan-{digest.hexdigest()[:40]}.db"
+    return digest.hexdigest()[:40]
 
 
-def _load(hyperscan: Any, path: Path) -> Any | None:
+def _name(hyperscan: Any, key: bytes) -> str:
+    version = str(hyperscan.__version__).encode()
+    return f"hyperscan-{_digest(version, platform.machine().encode(), key)}.db"
+
+
+def _read(path: Path) -> bytes | None:
     try:
         with path.open("rb") as file:
             data = file.read(STORED_LIMIT + 1)
     except OSError:
         return None
-    if len(data) > STORED_LIMIT:
+    return None if len(data) > STORED_LIMIT else data
+
+
+def _write(path: Path, data: bytes) -> None:
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+        temporary = Path(name)
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(data)
+            temporary.replace(path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+            raise
+
+
+def _load(hyperscan: Any, path: Path) -> Any | None:
+    data = _read(path)
+    if data is None:
         return None
     try:
         database = hyperscan.loadb(data, hyperscan.HS_MODE_BLOCK)
@@ -70,21 +104,6 @@ def _load(hyperscan: Any, path: Path) -> Any | None:
     except (hyperscan.error, ValueError, TypeError):  # corrupt, truncated, another platform
         return None
     return database
-
-
-def _store(hyperscan: Any, path: Path, database: Any) -> None:
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".db")
-        temporary = Path(name)
-        try:
-            with os.fdopen(fd, "wb") as file:
-                file.write(hyperscan.dumpb(database))
-            temporary.replace(path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
-            raise
 
 
 def load_or_compile(hyperscan: Any, key: bytes, compile_database: Callable[[], Any]) -> Any:
@@ -99,5 +118,72 @@ def load_or_compile(hyperscan: Any, key: bytes, compile_database: Callable[[], A
         return database
     database = compile_database()
     if path is not None:
-        _store(hyperscan, path, database)
+        _write(path, hyperscan.dumpb(database))
     return database
+
+
+def _triggers_json(triggers: Triggers) -> list[object]:
+    ways = sorted([anchor, sorted(tokens)] for anchor, tokens in triggers.ways)
+    return [sorted(triggers.tokens), sorted(triggers.substrings), sorted(triggers.anchors), ways]
+
+
+def _strings(value: object) -> frozenset[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise TypeError
+    return frozenset(value)
+
+
+def _fields(value: object, count: int) -> list[object]:
+    if not isinstance(value, list) or len(value) != count:
+        raise TypeError
+    return value
+
+
+def _way(value: object) -> tuple[str | None, frozenset[str]]:
+    anchor, tokens = _fields(value, 2)
+    if not isinstance(anchor, str | None):
+        raise TypeError
+    return anchor, _strings(tokens)
+
+
+def _triggers_from(value: object) -> Triggers:
+    tokens, substrings, anchors, ways = _fields(value, 4)
+    if not isinstance(ways, list):
+        raise TypeError
+    return Triggers(
+        _strings(tokens), _strings(substrings), _strings(anchors), frozenset(map(_way, ways))
+    )
+
+
+def _table(data: bytes, patterns: Sequence[str]) -> dict[str, Triggers]:
+    """The stored triggers of ``patterns``; ``TypeError``/``ValueError``/``KeyError`` if damaged."""
+    table = json.loads(data)
+    if not isinstance(table, dict):
+        raise TypeError
+    return {pattern: _triggers_from(table[pattern]) for pattern in patterns}
+
+
+def stored_triggers(patterns: Sequence[str]) -> None:
+    """Give the matcher the stored triggers of ``patterns``; store them if they were missing.
+
+    Keyed on the patterns and on the source of :mod:`llm_errors._match.prefilter`, so a
+    changed analysis never reads triggers that an older one derived.
+    """
+    directory = cache_dir()
+    if directory is None:
+        return
+    source = Path(prefilter.__file__).read_bytes()
+    path = directory / f"triggers-{_digest(source, *(p.encode() for p in patterns))}.json"
+    data = _read(path)
+    if data is not None:
+        try:
+            known = _table(data, patterns)
+        except (ValueError, TypeError, KeyError, RecursionError):
+            pass  # damaged: derived again below, and replaced
+        else:
+            known_triggers(known)
+            return
+    derived = {pattern: prefilter.derive_triggers(pattern) for pattern in patterns}
+    known_triggers(derived)
+    table = {pattern: _triggers_json(triggers) for pattern, triggers in derived.items()}
+    _write(path, json.dumps(table, ensure_ascii=False).encode())

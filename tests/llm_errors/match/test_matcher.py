@@ -177,9 +177,9 @@ def test_empty_text():
 def test_triggers_are_derived_once_per_pattern_in_a_bounded_cache():
     """A second matcher over the same rules derives nothing again, and gets the same triggers."""
     first = TextMatcher(RULES)
-    before = _matcher._triggers.cache_info()
+    before = _matcher._derived.cache_info()
     second = TextMatcher(RULES)
-    after = _matcher._triggers.cache_info()
+    after = _matcher._derived.cache_info()
     assert after.misses == before.misses
     assert after.maxsize == CACHE_LIMIT
     assert first.triggers == second.triggers == tuple(derive_triggers(r.pattern) for r in RULES)
