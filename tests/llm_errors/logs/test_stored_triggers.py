@@ -1,0 +1,90 @@
+"""The rules' trigger words are stored in the cache directory and given to the matcher."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llm_errors import RULES
+from llm_errors._match import matcher as _matcher
+from llm_errors._match import prefilter
+from llm_errors._match.prefilter import derive_triggers
+from llm_errors.logs._stored import CACHE_ENV, stored_triggers
+
+
+def _triggers_file(directory):
+    (path,) = directory.glob("triggers-*.json")
+    return path
+
+
+def test_stored_triggers_are_the_derived_ones(tmp_path, monkeypatch):
+    """Stored once, loaded back equal to what the analysis derives, for every built-in rule."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    monkeypatch.setattr(_matcher, "_known", {})
+    patterns = [rule.pattern for rule in RULES]
+    stored_triggers(patterns)
+    path = _triggers_file(tmp_path)
+    monkeypatch.setattr(_matcher, "_known", {})
+    stored_triggers(patterns)  # loaded this time
+    assert _matcher._known == {pattern: derive_triggers(pattern) for pattern in patterns}
+    assert _triggers_file(tmp_path) == path
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda data: data[: len(data) // 2], id="truncated"),
+        pytest.param(lambda _data: b"[]", id="not-a-table"),
+        pytest.param(lambda data: data.replace(b'[["', b'[[7, "', 1), id="a-wrong-type"),
+        pytest.param(lambda _data: b'{"x": []}', id="patterns-missing"),
+    ],
+)
+def test_a_damaged_trigger_table_is_derived_again_and_replaced(tmp_path, monkeypatch, damage):
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    patterns = [rule.pattern for rule in RULES[:20]]
+    monkeypatch.setattr(_matcher, "_known", {})
+    stored_triggers(patterns)
+    path = _triggers_file(tmp_path)
+    good = path.read_bytes()
+    path.write_bytes(damage(good))
+    monkeypatch.setattr(_matcher, "_known", {})
+    stored_triggers(patterns)
+    assert _matcher._known == {pattern: derive_triggers(pattern) for pattern in patterns}
+    assert path.read_bytes() == good
+
+
+def test_another_trigger_analysis_reads_another_table(tmp_path, monkeypatch):
+    """The table is keyed on the analysis's source: a changed prefilter never reads an old one."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    patterns = [rule.pattern for rule in RULES[:5]]
+    stored_triggers(patterns)
+    changed = tmp_path / "prefilter.py"
+    changed.write_bytes(Path(prefilter.__file__).read_bytes() + b"\n# changed\n")
+    monkeypatch.setattr(prefilter, "__file__", str(changed))
+    stored_triggers(patterns)
+    assert len(list((tmp_path / "cache").glob("triggers-*.json"))) == 2
+
+
+def test_the_command_line_loads_the_stored_triggers(tmp_path, monkeypatch):
+    """A second run derives no trigger: the classifier's come from the table."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    code = (
+        "import sys; from llm_errors._match import matcher, prefilter;"
+        "calls = [];"
+        "real = prefilter.derive_triggers;"
+        "prefilter.derive_triggers = lambda p: calls.append(p) or real(p);"
+        "matcher._derived = matcher.functools.lru_cache(maxsize=None)(prefilter.derive_triggers);"
+        "from llm_errors.logs._cli import main;"
+        "main(['classify', '--format', 'jsonl', '/dev/null']);"
+        "print(len(calls), file=sys.stderr)"
+    )
+    runs = [
+        subprocess.run(  # noqa: S603 - our own code
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        for _ in range(2)
+    ]
+    derived = [int(run.stderr.strip().splitlines()[-1]) for run in runs]
+    assert derived[0] >= len(RULES)
+    assert derived[1] == 0
