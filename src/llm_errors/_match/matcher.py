@@ -53,7 +53,15 @@ from llm_errors._match.prefilter import (
 from llm_errors._rules.patterns import RULES, Rule
 from llm_errors._rules.status import status_from_text, status_in_tokens
 
-__all__ = ["ANCHOR_TRIES", "CACHE_LIMIT", "FLAGS", "TextMatch", "TextMatcher", "known_triggers"]
+__all__ = [
+    "ANCHOR_TRIES",
+    "CACHE_LIMIT",
+    "FLAGS",
+    "TextMatch",
+    "TextMatcher",
+    "known_triggers",
+    "triggers_of",
+]
 
 #: How every rule is compiled: case-insensitive, ``^``/``$`` at line boundaries.
 FLAGS: Final = _re.IGNORECASE | _re.MULTILINE | _re.VERSION0
@@ -84,7 +92,8 @@ def known_triggers(table: Mapping[str, Triggers]) -> None:
         _known[pattern] = triggers
 
 
-def _triggers(pattern: str) -> Triggers:
+def triggers_of(pattern: str) -> Triggers:
+    """``derive_triggers(pattern)``, from the known table or derived once per process."""
     known = _known.get(pattern)
     return _derived(pattern) if known is None else known
 
@@ -173,7 +182,9 @@ class TextMatcher:
         self.rules: tuple[Rule, ...] = tuple(rules)
         for position, rule in enumerate(self.rules):
             _validate(rule, position)
-        self.triggers: tuple[Triggers, ...] = tuple(_triggers(rule.pattern) for rule in self.rules)
+        self.triggers: tuple[Triggers, ...] = tuple(
+            triggers_of(rule.pattern) for rule in self.rules
+        )
         by_token: dict[bytes, set[int]] = {}
         by_substring: dict[str, set[int]] = {}
         for position, triggers in enumerate(self.triggers):

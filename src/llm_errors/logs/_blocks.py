@@ -62,8 +62,8 @@ class LineFilter:
 
     Two expressions: the rules' trigger words, and everything else that makes a line
     worth the per-line scan (the marker hints, a traceback header, a JSON object, the
-    special characters). A line that only the words expression finds holds *words only*: the scanner
-    can skip its checks for the others (:meth:`~llm_errors.logs.Scanner.feed_words`).
+    special characters). A line that only the words expression finds holds *words
+    only*: the scanner skips its other checks (:meth:`~llm_errors.logs.Scanner.feed_words`).
     """
 
     def __init__(self, hyperscan: Any, tokens: Iterable[bytes]) -> None:

@@ -112,8 +112,7 @@ class Feeder:
                 self._seen(self.number, text)
             if events := self.scanner.feed(self.number, text):
                 self._emit(events)
-        if self._clean is not None and self.scanner.clean:
-            self._clean(self.number, self.number)
+        self._fed()
 
     def block(self, block: bytes, found: LineFilter) -> None:
         """Feed the lines ``found`` reports, and one gap for each run of other lines."""
@@ -145,6 +144,10 @@ class Feeder:
         text = raw.decode("utf-8").rstrip("\r\n")
         if events := self.scanner.feed_words(self.number, text):
             self._emit(events)
+        self._fed()
+
+    def _fed(self) -> None:
+        """Line :attr:`number` was fed: tell ``clean`` if the scanner is in its initial state."""
         if self._clean is not None and self.scanner.clean:
             self._clean(self.number, self.number)
 

@@ -444,13 +444,7 @@ class Scanner:
         object, NUL, ESC or character IGNORECASE folds to ASCII: only a rule can make
         it an error, so every other check of :meth:`feed` is skipped.
         """
-        held = self._held
-        verdict = self._classify(text)
-        self._held = (
-            None
-            if verdict.layer is Layer.FALLBACK
-            else Finding(number, number, "line", verdict, text)
-        )
+        held, self._held = self._held, self._by_rules(number, text)
         return _NOTHING if held is None else (held,)
 
     @property
@@ -488,14 +482,17 @@ class Scanner:
 
     def _line(self, number: int, text: str) -> Finding | None:
         if _MARKER_HINT.search(text) is None:
-            # No marker: an error only if a rule decides, and rarely one that repeats.
-            verdict = self._classify(text)
-            if verdict.layer is Layer.FALLBACK:
-                return None
-        else:
-            verdict = self._line_verdict(canonical(text))
-            if verdict.layer is Layer.FALLBACK and not _marked(text):
-                return None
+            return self._by_rules(number, text)
+        verdict = self._line_verdict(canonical(text))
+        if verdict.layer is Layer.FALLBACK and not _marked(text):
+            return None
+        return Finding(number, number, "line", verdict, text)
+
+    def _by_rules(self, number: int, text: str) -> Finding | None:
+        """A line without a marker: an error only if a rule decides (uncached: rarely repeats)."""
+        verdict = self._classify(text)
+        if verdict.layer is Layer.FALLBACK:
+            return None
         return Finding(number, number, "line", verdict, text)
 
     def _close_traceback(self) -> Finding:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from llm_errors._match import prefilter
-from llm_errors._match.matcher import known_triggers
+from llm_errors._match.matcher import known_triggers, triggers_of
 from llm_errors._match.prefilter import Triggers
 
 __all__ = ["CACHE_ENV", "STORED_LIMIT", "cache_dir", "load_or_compile", "stored_triggers"]
@@ -45,7 +45,7 @@ STORED_LIMIT: Final = 64 << 20
 
 
 def cache_dir() -> Path | None:
-    """Where compiled databases are kept, or ``None`` when they are not kept."""
+    """Where the stored tables are kept, or ``None`` when none are kept."""
     configured = os.environ.get(CACHE_ENV)
     if configured is not None:
         return Path(configured) if configured else None
@@ -179,11 +179,12 @@ def stored_triggers(patterns: Sequence[str]) -> None:
         try:
             known = _table(data, patterns)
         except (ValueError, TypeError, KeyError, RecursionError):
-            pass  # damaged: derived again below, and replaced
+            pass  # damaged: replaced below
         else:
             known_triggers(known)
             return
-    derived = {pattern: prefilter.derive_triggers(pattern) for pattern in patterns}
+    # Missing or damaged: derived (at most once per process: the matcher's cache) and stored.
+    derived = {pattern: triggers_of(pattern) for pattern in patterns}
     known_triggers(derived)
     table = {pattern: _triggers_json(triggers) for pattern, triggers in derived.items()}
     _write(path, json.dumps(table, ensure_ascii=False).encode())
