@@ -56,6 +56,7 @@ MAX_INPUT: Final = 262_144
 _MATCHED_LIMIT: Final = 200
 _WAIT_HINT_CODES: Final = frozenset({ErrorCode.RATE_LIMIT, ErrorCode.QUOTA_EXCEEDED})
 _JSON_LEAD: Final = frozenset("{ \t\r\n")
+_JSON_LEAD_BYTES: Final = frozenset(lead.encode() for lead in _JSON_LEAD)
 #: Distinct verdict records kept for sharing (least recently used ones are dropped).
 VERDICT_CACHE: Final = 4096
 
@@ -249,6 +250,21 @@ class Classifier:
         substrings) gets the fallback verdict from the text layer.
         """
         return self._matcher.tokens if self._matcher.exact else None
+
+    def may_match(self, line: bytes) -> bool:
+        """Whether a rule may classify the log line ``line`` (UTF-8 bytes, no line end).
+
+        ``False`` is exact: :meth:`classify` of the decoded line is then the fallback
+        verdict. For scanning many lines: most lines holding a trigger word hold none
+        of the other words any rule needs with it, and this tells so from the bytes,
+        before decoding. Lines :meth:`classify` does not read as plain text (a JSON
+        lead, over the input cap) answer ``True``.
+
+        .. versionadded:: 0.3.0
+        """
+        if line[:1] in _JSON_LEAD_BYTES or len(line) > MAX_INPUT:
+            return True
+        return self._matcher.may_match(line)
 
     def __repr__(self) -> str:
         codes = sorted(self.retryable_codes)

@@ -277,6 +277,24 @@ class TextMatcher:
             status = status_in_tokens(text, padded, statuses) if statuses else None
         return TextMatch(best, found, status)
 
+    def may_match(self, line: bytes) -> bool:
+        """Whether some rule may match ``line`` (UTF-8); ``False`` is exact: ``match`` is ``None``.
+
+        The block scan's cheap test for lines of trigger words: an ASCII line is
+        tokenised from its bytes as :meth:`match` tokenises its text, and the cached
+        plan for its tokens says whether any rule is a candidate; most lines holding a
+        trigger word (``connection pool size=10``) have none. Lines this cannot tell
+        cheaply (not ASCII, or a table with substring triggers) answer ``True``.
+        """
+        if self._by_substring or not line.isascii():
+            return True
+        tokens = line.translate(TOKEN_TABLE).split()
+        if self.exact and self.tokens.isdisjoint(tokens):
+            return False
+        hits = self._seen.intersection(tokens)
+        key = hits if _ERROR_STATUS_TOKENS.isdisjoint(hits) else self._keys & hits
+        return bool(self._plan(key).candidates)
+
     def _best(self, text: str, padded: bytes, plan: _Plan) -> tuple[int, _re.Match[str] | None]:
         """The best rule of ``plan`` matching ``text``: searched ones, then anchored tries."""
         best, found = self._no_rule, None

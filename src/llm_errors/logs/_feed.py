@@ -8,6 +8,7 @@ while a traceback is open, every line is fed. Both paths give the same events.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from llm_errors._classify import Classifier, _default
@@ -16,21 +17,35 @@ from llm_errors.logs._blocks import CutLine, LineFilter, iter_blocks, line_filte
 from llm_errors.logs._input import Readable, decode_line, iter_lines
 from llm_errors.logs._scan import Finding, Problem, Scanner
 
-__all__ = ["Feeder", "block_filter"]
+__all__ = ["BlockFilter", "Feeder", "block_filter"]
 
 _PROGRESS_EVERY: Final = 4096  # lines between progress callbacks on the line-by-line path
 
 Events = Callable[[Sequence[Finding | Problem]], None]
 
 
-def block_filter(classifier: Classifier | None = None) -> LineFilter | None:
+@dataclass(frozen=True, slots=True)
+class BlockFilter:
+    """A classifier's block filter: the lines worth a look, and which word lines a rule may match.
+
+    ``lines`` is shared by every classifier with the same trigger words;
+    ``may_match`` is the classifier's own :meth:`~llm_errors.Classifier.may_match`.
+    """
+
+    lines: LineFilter
+    may_match: Callable[[bytes], bool]
+
+
+def block_filter(classifier: Classifier | None = None) -> BlockFilter | None:
     """The block filter for ``classifier`` (default: the default one), if Hyperscan is there.
 
     ``None`` also when some rule of the classifier has no trigger tokens (a user rule
     with only non-ASCII words, say): then every line must be looked at.
     """
-    tokens = (classifier or _default()).trigger_tokens
-    return None if tokens is None else line_filter(tokens)
+    classifier = classifier or _default()
+    tokens = classifier.trigger_tokens
+    lines = None if tokens is None else line_filter(tokens)
+    return None if lines is None else BlockFilter(lines, classifier.may_match)
 
 
 def _utf8(block: bytes) -> bool:
@@ -76,7 +91,7 @@ class Feeder:
         self._seen = seen
 
     def read(
-        self, stream: Readable, found: LineFilter | None, progress: Callable[[], None]
+        self, stream: Readable, found: BlockFilter | None, progress: Callable[[], None]
     ) -> None:
         """Read ``stream`` to its end (by blocks when ``found`` is given)."""
         if found is None:
@@ -114,16 +129,24 @@ class Feeder:
                 self._emit(events)
         self._fed()
 
-    def block(self, block: bytes, found: LineFilter) -> None:
-        """Feed the lines ``found`` reports, and one gap for each run of other lines."""
+    def block(self, block: bytes, found: BlockFilter) -> None:
+        """Feed the lines ``found`` reports, and one gap for each run of other lines.
+
+        A line of trigger words that no rule may match (``found.may_match``) is one
+        of the other lines: the next gap passes over it (or feeds it, while a
+        traceback is open, as every line then is).
+        """
         pos = 0
         scanner = self.scanner
-        ends, words_only = found.ends(block)
+        may_match = found.may_match
+        ends, words_only = found.lines.ends(block)
         for end in ends:
             if end < pos:
                 continue  # a line already fed while following a traceback
             newline = block.rfind(b"\n", pos, end)
             start = pos if newline < 0 else newline + 1
+            if end in words_only and not may_match(block[start:end]):
+                continue
             if start > pos:
                 self._skip(block, pos, start)
             self.number += 1

@@ -20,9 +20,8 @@ from collections.abc import Callable, Sequence
 from typing import ClassVar, Final, TextIO
 
 from llm_errors.logs import _feed, _parallel
-from llm_errors.logs._blocks import LineFilter
 from llm_errors.logs._context import Dated
-from llm_errors.logs._feed import Feeder
+from llm_errors.logs._feed import BlockFilter, Feeder
 from llm_errors.logs._input import InputError, Source, open_source
 from llm_errors.logs._parallel import Findings
 from llm_errors.logs._report import render_progress
@@ -202,7 +201,7 @@ class Run:
             self.begin(path)
             self.problem(path, Problem(ProblemKind.UNREADABLE, exc.line, exc.detail))
 
-    def _filter(self) -> LineFilter | None:
+    def _filter(self) -> BlockFilter | None:
         if self.every_line or self.args.input is InputMode.JSONL:
             return None
         return _feed.block_filter(classifier_for(self.args.user_rules))

@@ -66,5 +66,5 @@ def test_line_filter_keeps_what_may_matter(line, kept):
     assert found is not None
     block = b"INFO a\n" + line + b"\nINFO b\n"
     end = block.index(b"\n", 7)
-    assert (end in found.ends(block)[0]) is kept
+    assert (end in found.lines.ends(block)[0]) is kept
     assert line_filter(frozenset()) is not None

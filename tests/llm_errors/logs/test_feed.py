@@ -1,0 +1,115 @@
+"""Feeding by blocks: the same events as line by line, and the cheap test for word lines."""
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llm_errors import Classifier, Layer, classify
+from llm_errors._classify import MAX_INPUT
+from llm_errors.logs._feed import Feeder, block_filter
+from llm_errors.logs._scan import Scanner
+
+CORPUS = Path(__file__).parents[1] / "corpus"
+
+#: Lines that hold a trigger word of some rule and none of the words it needs with it.
+WORD_LINES = (
+    "2026-07-22T10:00:00.000Z INFO  cache [req=1f] connection pool size=10 idle=4 ms=3",
+    "2026-07-22T10:00:00.000Z INFO  app.api [req=2e] user session refreshed ms=12",
+    "2026-07-22T10:00:00.000Z DEBUG llm.client [req=3d] tokens counted prompt_tokens=12 ms=1",
+)
+
+
+def _corpus_texts() -> list[str]:
+    texts: list[str] = []
+    for path in sorted(CORPUS.glob("*.jsonl")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        texts.extend(json.loads(line)["text"] for line in lines)
+    return texts
+
+
+def test_may_match_is_exact_when_it_says_no():
+    """A line ``may_match`` turns down gets the fallback verdict, over the whole corpus."""
+    classifier = Classifier()
+    wrong = []
+    declined = 0
+    for text in [*_corpus_texts(), *WORD_LINES]:
+        for line in (text, " ".join(text.split()), f"INFO worker said: {' '.join(text.split())}"):
+            if classifier.may_match(line.encode()):
+                continue
+            declined += 1
+            if classifier.classify(line).layer is not Layer.FALLBACK:
+                wrong.append(line[:120])
+    assert wrong == []
+    assert declined >= len(WORD_LINES)
+
+
+@pytest.mark.parametrize("line", WORD_LINES)
+def test_may_match_turns_down_lines_of_lone_trigger_words(line):
+    """The words a rule needs beside its trigger are missing: no rule is a candidate."""
+    assert not Classifier().may_match(line.encode())
+    assert classify(line).layer is Layer.FALLBACK
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param(b"INFO upstream: connection reset by peer", id="a-rule-matches"),
+        pytest.param(b" connection pool size=10", id="json-lead"),
+        pytest.param(b"{connection pool size=10", id="brace"),
+        pytest.param("INFO connection pool size=10 请求".encode(), id="not-ascii"),
+        pytest.param(b"connection pool " * (MAX_INPUT // 16 + 1), id="over-the-cap"),
+    ],
+)
+def test_may_match_says_yes_where_it_cannot_tell(line):
+    assert Classifier().may_match(line)
+
+
+#: Real error messages (the corpus's first of two files, flattened) and a traceback's parts.
+_ERRORS = tuple(
+    " ".join(json.loads(path.read_text(encoding="utf-8").splitlines()[0])["text"].split())
+    for path in (CORPUS / "server_ratelimit.jsonl", CORPUS / "transport_timeout.jsonl")
+)
+_POOL = (
+    *WORD_LINES,
+    "Traceback (most recent call last):",
+    '  File "/app/client.py", line 12, in call',
+    "    raise error",
+    *(f"2026-07-22T10:00:00.000Z ERROR llm.client [req=5b] call failed: {e}" for e in _ERRORS),
+    *(f"RuntimeError: {e}" for e in _ERRORS),
+    json.dumps({"level": "error", "message": _ERRORS[0]}),
+    "2026-07-22T10:00:00.000Z INFO  app.api [req=4c] request completed ms=7",
+    "",
+)
+
+
+def _events(lines: list[str], *, blocks: bool) -> list[tuple[object, ...]]:
+    scanner = Scanner(classify)
+    events: list[tuple[object, ...]] = []
+
+    def emit(found: object) -> None:
+        events.extend((type(e).__name__, repr(e)) for e in found)  # type: ignore[attr-defined]
+
+    feeder = Feeder(scanner, emit, number=1)
+    data = "".join(line + "\n" for line in lines).encode()
+    if blocks:
+        found = block_filter()
+        assert found is not None
+        feeder.block(data, found)
+    else:
+        for raw in data.split(b"\n")[:-1]:
+            feeder.number += 1
+            feeder.line(raw, 0)
+    emit(scanner.finish())
+    events.append(("lines", feeder.number))
+    return events
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_POOL), max_size=30))
+def test_blocks_give_the_events_of_line_by_line(lines):
+    """Word lines inside and around tracebacks are passed over or fed exactly as lines are."""
+    pytest.importorskip("hyperscan")
+    assert _events(lines, blocks=True) == _events(lines, blocks=False)
