@@ -14,7 +14,10 @@ INFO/DEBUG lines), then measures in the same run, median of ``--repeat`` runs:
   line by line, installed from the npm registry at run time into ``--piai-prefix``
   (skipped, with the reason printed, where Node or npm is missing);
 * ``grep -ciE`` with 15 trigger alternatives, the physical-limit column;
-* the ratios, and the worst case: ``classify()`` on adversarial inputs at the input cap.
+* the ratios, and the worst case: ``classify()`` on adversarial inputs at the input cap;
+* with ``--baseline TREE``, our CLI against another source tree's (a git worktree of an
+  earlier commit), alternately, on this tree's log and on one made from the other tree's
+  rule examples, so a change of the rules and one of the engine can be told apart.
 
 Wall-clock MB/s is what a user sees; on a shared machine the CPU time of our runs
 (MB per CPU-second, from ``getrusage``) is printed beside it, as it is less
@@ -22,6 +25,7 @@ sensitive to other load.
 
     python bench/classify.py                 # 1,000,000 lines
     python bench/classify.py --lines 100000  # a quick run
+    python bench/classify.py --baseline ../old   # also against a worktree of another commit
 """
 
 from __future__ import annotations
@@ -114,15 +118,23 @@ def _normal_line(rng: random.Random, stamp: str) -> str:
     )
 
 
-def generate(lines: int, seed: int = 2, *, unique: bool = False) -> list[str]:
+def examples() -> list[str]:
+    """The rule examples, each flattened to one line: the error messages of the log."""
+    return [" ".join(example.text.split()) for rule in RULES for example in rule.examples]
+
+
+def generate(
+    lines: int, seed: int = 2, *, unique: bool = False, pool: Sequence[str] | None = None
+) -> list[str]:
     """A deterministic log of ``lines`` lines, 15 % of them real error messages.
 
-    The messages are drawn from a pool of rule examples, so they repeat (the CLI's
-    verdict cache hits on nearly every one); with ``unique`` each error message ends
-    with its own request id, as many real logs write it, so the cache never hits.
+    The messages are drawn from ``pool`` (default: the rule examples), so they repeat
+    (the CLI's verdict cache hits on nearly every one); with ``unique`` each error
+    message ends with its own request id, as many real logs write it, so the cache
+    never hits.
     """
     rng = random.Random(seed)
-    pool = [" ".join(example.text.split()) for rule in RULES for example in rule.examples]
+    pool = examples() if pool is None else pool
     out = []
     for i in range(lines):
         stamp = f"2026-07-22T10:{i // 60000 % 60:02d}:{i // 1000 % 60:02d}.{i % 1000:03d}Z"
@@ -161,14 +173,70 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _cli(log: Path, fmt: str, jobs: int) -> Callable[[], None]:
+def _tree_env(tree: Path | None) -> dict[str, str] | None:
+    """The environment that runs ``tree``'s ``src`` (``None``: this installation)."""
+    if tree is None:
+        return None
+    return {**os.environ, "PYTHONPATH": str(tree / "src")}
+
+
+def _cli(log: Path, fmt: str, jobs: int, tree: Path | None = None) -> Callable[[], None]:
     command = [sys.executable, "-m", "llm_errors", "classify", "--format", fmt]
     command += ["--progress", "never", "--jobs", str(jobs), str(log)]
+    env = _tree_env(tree)
 
     def run() -> None:
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)  # noqa: S603
+        subprocess.run(  # noqa: S603 - this interpreter, fixed arguments
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env
+        )
 
     return run
+
+
+_EXAMPLES_OF = (
+    "import json; from llm_errors import RULES; "
+    "print(json.dumps([' '.join(e.text.split()) for r in RULES for e in r.examples]))"
+)
+
+
+def _baseline(tree: Path, lines: int, log: Path, work: Path, repeat: int) -> None:
+    """Our CLI against the CLI of another source tree (a worktree of an earlier commit).
+
+    Both run alternately on two logs: this tree's (its rule examples) and one made
+    the same way from the other tree's rule examples, so a change of the rules and a
+    change of the engine are told apart. Per run: wall time and the CPU time of the
+    child (``getrusage``); medians.
+    """
+    found = subprocess.run(  # noqa: S603 - this interpreter, fixed arguments
+        [sys.executable, "-c", _EXAMPLES_OF],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=_tree_env(tree),
+    )
+    pool = json.loads(found.stdout)
+    theirs = work / "baseline.log"
+    theirs.write_text("".join(f"{line}\n" for line in generate(lines, pool=pool)), "utf-8")
+    print(
+        f"against the tree {tree} ({len(pool)} examples; here {len(examples())}), --jobs 1, "
+        f"medians of {repeat} alternating runs, MB/s wall (MB per CPU-second); the ratio "
+        "is this tree's MB per CPU-second over the baseline's:"
+    )
+    print(f"  {'log':<24}{'format':<8}{'this tree':>22}{'baseline':>22}{'ratio':>9}")
+    for name, path in (("this tree's examples", log), ("the baseline's examples", theirs)):
+        size = path.stat().st_size / 1e6
+        for fmt in ("jsonl", "table"):
+            timings: dict[Path | None, list[tuple[float, float]]] = {None: [], tree: []}
+            for _ in range(repeat):
+                for side, runs in timings.items():
+                    before, start = _children_cpu(), time.perf_counter()
+                    _cli(path, fmt, 1, side)()
+                    runs.append((time.perf_counter() - start, _children_cpu() - before))
+            wall = {side: statistics.median(w for w, _ in runs) for side, runs in timings.items()}
+            cpu = {side: statistics.median(c for _, c in runs) for side, runs in timings.items()}
+            cells = [f"{size / wall[side]:8.1f} ({size / cpu[side]:5.1f})" for side in timings]
+            ratio = cpu[tree] / cpu[None]
+            print(f"  {name:<24}{fmt:<8}{cells[0]:>22}{cells[1]:>22}{ratio:8.2f}x")
 
 
 def _piai(log: Path, prefix: Path, repeat: int) -> tuple[float | None, str]:
@@ -227,6 +295,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=Path(tempfile.gettempdir()) / "piai",
         help="where npm installs pi-ai (reused between runs)",
     )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="also run the CLI of this source tree (say a git worktree of an earlier "
+        "commit) alternately with ours, on both trees' logs",
+    )
     args = parser.parse_args(argv)
 
     lines = generate(args.lines)
@@ -276,6 +350,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             one = ours[f"llm-errors --format {fmt} --jobs 1"]
             every = ours[f"llm-errors --format {fmt} --jobs 0"]
             print(f"  --format {fmt}: --jobs 0 is {one / every:.2f}x --jobs 1 on {cores} cores")
+        if args.baseline is not None:
+            _baseline(args.baseline, args.lines, log, Path(tmp), args.repeat)
     _worst_case()
     return 0
 
