@@ -359,6 +359,7 @@ class TextMatcher:
                 if sub in substrings:
                     found |= positions
         candidates: list[int] = []
+        scanned: list[int] = []
         by_anchor: dict[bytes, list[int]] = {}
         for i in sorted(found):
             ways = self._ways[i]
@@ -367,18 +368,19 @@ class TextMatcher:
             if ways and not starts:
                 continue
             candidates.append(i)
-            for anchor in starts if self._anchors[i] else ():
+            if not ways or None in starts:
+                scanned.append(i)  # a way that can match here has no known start
+                continue
+            # Every way that can match here starts at a known token (even when others,
+            # which cannot, have none): trying there finds every match.
+            for anchor in starts:
                 if anchor is not None:
                     by_anchor.setdefault(anchor, []).append(i)
         tries = sorted(
             _Try(rules[0], b" " + anchor + b" ", self._pattern(tuple(rules)))
             for anchor, rules in by_anchor.items()
         )
-        return _Plan(
-            candidates=tuple(candidates),
-            scanned=tuple(i for i in candidates if not self._anchors[i]),
-            tries=tuple(tries),
-        )
+        return _Plan(candidates=tuple(candidates), scanned=tuple(scanned), tries=tuple(tries))
 
     def _compile(self, candidates: tuple[int, ...]) -> _re.Pattern[str]:
         source = "|".join(_alternative(i, self.rules[i].pattern) for i in candidates)

@@ -303,13 +303,14 @@ class Triggers:
     characters that the text must contain as a substring. ``anchors`` are the
     tokens a match always *starts* with (after ``\b``); when a rule has them, it
     only needs to be tried where one of them starts, instead of being searched for
-    along the whole line. Empty means the rule must be searched.
+    along the whole line. Empty means some expansion's start is unknown.
     ``ways`` refine both: one per expansion of the pattern (its literal
     alternatives multiplied out), the token that expansion's matches start with
     (``None`` if unknown) and *all* the tokens they contain. A line can match only
     through a way whose tokens it all contains, and only where that way's anchor
     starts (``connection error`` needs both words, while ``tokens`` only lists
-    ``connection``). Empty when ``tokens`` is.
+    ``connection``); a rule is searched only on a line where a way without an
+    anchor can match. Empty when ``tokens`` is.
     """
 
     tokens: frozenset[str] = frozenset()
@@ -569,7 +570,7 @@ def derive_triggers(pattern: str) -> Triggers:
         if not tokens:
             break
         best_tokens.add(max(tokens, key=_score))
-        ways.add((_anchor_of(expansion) if anchor_set else None, frozenset(tokens)))
+        ways.add((_anchor_of(expansion), frozenset(tokens)))
     else:
         return Triggers(
             tokens=frozenset(best_tokens), anchors=anchor_set or frozenset(), ways=_minimal(ways)

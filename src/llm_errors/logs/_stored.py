@@ -123,7 +123,11 @@ def load_or_compile(hyperscan: Any, key: bytes, compile_database: Callable[[], A
 
 
 def _triggers_json(triggers: Triggers) -> list[object]:
-    ways = sorted([anchor, sorted(tokens)] for anchor, tokens in triggers.ways)
+    # (a way's anchor may be None: those first)
+    ways = sorted(
+        ([anchor, sorted(tokens)] for anchor, tokens in triggers.ways),
+        key=lambda way: (way[0] is not None, way[0] or "", way[1]),
+    )
     return [sorted(triggers.tokens), sorted(triggers.substrings), sorted(triggers.anchors), ways]
 
 

@@ -130,6 +130,30 @@ def test_rules_without_anchors_are_searched():
     assert (found.index, found.matched) == (0, "#ACME-503")
 
 
+def test_a_rule_with_some_unanchored_ways_is_tried_at_anchors_where_only_anchored_ones_fit():
+    """Searched only when a way with no known start can match the line; else tried at anchors."""
+    rule = Rule(
+        "acme.mixed",
+        ErrorCode.SERVER,
+        r"\bupstream (?:gone|vanished)\b|[#]ACME-5\d\d (?:gone|down)\b",
+        "Our gateway's two wordings.",
+    )
+    matcher = TextMatcher((rule,))
+    assert not matcher.triggers[0].anchors
+    anchored = matcher._plan_for("x", frozenset({b"upstream", b"gone"}))
+    assert (anchored.scanned, [t.needle for t in anchored.tries]) == ((), [b" upstream "])
+    searched = matcher._plan_for("x", frozenset({b"acme", b"down"}))
+    assert (searched.scanned, searched.tries) == ((0,), ())
+    for text, matched in [
+        ("db: Upstream GONE", "Upstream GONE"),
+        ("said #ACME-503 gone, upstream vanished", "#ACME-503 gone"),
+        ("said #ACME-503 down", "#ACME-503 down"),
+    ]:
+        found = matcher.match(text)
+        assert found is not None
+        assert found.matched == matched
+
+
 def test_rules_without_triggers_are_always_tried():
     """A rule with no provable trigger is a candidate for every line."""
     rule = Rule("acme.any", ErrorCode.SERVER, r"\w+-\d\d", "Anything numbered.")
