@@ -189,7 +189,7 @@ RULES: tuple[Rule, ...] = (
         "litellm.connection-error",
         ErrorCode.TRANSPORT,
         r"(?<=(?-i:[A-Z]\w{0,40}Exception) - )"
-        r"(?:Connection error(?:\.|$)|\[Errno 111\] Connection refused)",
+        r"(?:\bConnection error(?:\.|$)|\[Errno 111\] Connection refused)",
         "litellm names the provider's connection failure after its own wrapper class "
         "(APIError, InternalServerError); the inner words decide (docs/errors.md, policy 17).",
         (
