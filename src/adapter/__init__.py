@@ -6,6 +6,8 @@ streaming events, the model descriptor) lives in :mod:`adapter.pi`; the fake Mis
 server to test against lives in :mod:`adapter.testing`.
 """
 
+from typing import TYPE_CHECKING
+
 from adapter._mistral.async_client import MistralAdapter
 from adapter._mistral.catalog import (
     CATALOG_DATE,
@@ -26,7 +28,7 @@ from adapter.pi._context import (
     Tool,
     ToolChoice,
 )
-from llm_errors._version import distribution_version as _distribution_version
+from llm_errors._version import module_attribute as _module_attribute
 
 __all__ = [
     "CATALOG_DATE",
@@ -51,7 +53,12 @@ __all__ = [
     "partial_of",
 ]
 
-#: The installed ``llm-resilience`` version (``0+unknown`` from a source tree never installed).
-#:
-#: .. versionadded:: 0.2.0
-__version__: str = _distribution_version()
+if TYPE_CHECKING:
+    #: The installed ``llm-resilience`` version (``0+unknown`` from a source tree never installed).
+    #:
+    #: .. versionadded:: 0.2.0
+    __version__: str
+else:
+
+    def __getattr__(name: str) -> str:  # PEP 562: ``__version__`` is read when first used
+        return _module_attribute(__name__, name)

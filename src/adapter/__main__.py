@@ -53,7 +53,7 @@ from adapter.testing import (
     usage_info,
 )
 from llm_errors import LlmError, classify
-from llm_errors._version import distribution_version
+from llm_errors._version import VersionAction
 from llm_retry import RetryEvent, RetryPolicy
 
 __all__ = ["main"]
@@ -341,9 +341,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = COMMAND) -> int:
     parser = argparse.ArgumentParser(
         prog=prog, description="The Mistral streaming adapter of llm-resilience."
     )
-    parser.add_argument(
-        "--version", action="version", version=f"{COMMAND} {distribution_version()}"
-    )
+    parser.add_argument("--version", action=VersionAction, command=COMMAND)
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser(
         "demo",

@@ -1,6 +1,7 @@
 """A typed error taxonomy for LLM calls and a classifier that routes any failure to it."""
 
-from llm_errors import _version
+from typing import TYPE_CHECKING
+
 from llm_errors._classification import Classification, Layer
 from llm_errors._classify import Classifier, Explanation, classify, explain
 from llm_errors._redact import redact
@@ -26,9 +27,16 @@ from llm_errors._taxonomy import (
     error_class_for,
     make_error,
 )
+from llm_errors._version import module_attribute as _module_attribute
 
-#: The installed ``llm-resilience`` version (``0+unknown`` in a source tree never installed).
-__version__ = _version.distribution_version()
+if TYPE_CHECKING:
+    #: The installed ``llm-resilience`` version (``0+unknown`` in a source tree never installed).
+    __version__: str
+else:
+
+    def __getattr__(name: str) -> str:  # PEP 562: ``__version__`` is read when first used
+        return _module_attribute(__name__, name)
+
 
 __all__ = [
     "DEFAULT_RETRYABLE_CODES",

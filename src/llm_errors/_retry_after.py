@@ -10,7 +10,6 @@ malformed header must not turn a retryable failure into a crash.
 from __future__ import annotations
 
 import datetime as dt
-import email.utils
 import math
 import time
 from collections.abc import Mapping
@@ -153,6 +152,8 @@ def parse_retry_after(
     seconds = _number(header)
     if seconds is not None:
         return seconds
+    import email.utils  # noqa: PLC0415 - an HTTP date is rare; the module costs 12 ms to import
+
     try:
         when = email.utils.parsedate_to_datetime(header.strip())
     except (TypeError, ValueError, IndexError, OverflowError):

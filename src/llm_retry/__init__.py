@@ -8,7 +8,9 @@ shared per scope by a :class:`Coordination` backend (in this process, or a fleet
 with :mod:`llm_retry.redis`), and a testing mode.
 """
 
-from llm_errors._version import distribution_version as _distribution_version
+from typing import TYPE_CHECKING
+
+from llm_errors._version import module_attribute as _module_attribute
 from llm_retry._attempts import Attempt, Attempts
 from llm_retry._budget import RetryBudget
 from llm_retry._coordination import Admission, Coordination, InProcessCoordination
@@ -44,7 +46,12 @@ __all__ = [
     "wait_retry_after_or_backoff",
 ]
 
-#: The installed ``llm-resilience`` version (``0+unknown`` from a source tree never installed).
-#:
-#: .. versionadded:: 0.2.0
-__version__: str = _distribution_version()
+if TYPE_CHECKING:
+    #: The installed ``llm-resilience`` version (``0+unknown`` from a source tree never installed).
+    #:
+    #: .. versionadded:: 0.2.0
+    __version__: str
+else:
+
+    def __getattr__(name: str) -> str:  # PEP 562: ``__version__`` is read when first used
+        return _module_attribute(__name__, name)

@@ -27,7 +27,29 @@ def test_not_installed_is_unknown(monkeypatch):
         raise metadata.PackageNotFoundError(name)
 
     monkeypatch.setattr(metadata, "version", missing)
-    assert _version.distribution_version() == "0+unknown"
+    _version.distribution_version.cache_clear()  # read once per process, when first asked
+    try:
+        assert _version.distribution_version() == "0+unknown"
+    finally:
+        _version.distribution_version.cache_clear()
+
+
+def test_the_version_is_read_only_when_asked():
+    """Importing ``llm_errors``, ``llm_retry`` or the CLI does not import ``importlib.metadata``.
+
+    (A third of ``import llm_errors``; pydantic, which the adapter uses, imports it anyway.)
+    """
+    code = (
+        "import sys, llm_errors, llm_retry, llm_errors.logs._cli; "
+        "assert 'importlib.metadata' not in sys.modules; "
+        "import adapter; "
+        "assert llm_errors.__version__ == llm_retry.__version__ == adapter.__version__; "
+        "print(llm_errors.__version__)"
+    )
+    result = subprocess.run(  # noqa: S603 -- our own code, fixed arguments
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == metadata.version("llm-resilience")
 
 
 def test_source_tree_never_installed(tmp_path):

@@ -19,7 +19,7 @@ from typing import Final
 
 from llm_errors._classification import Classification, Layer
 from llm_errors._taxonomy import ErrorCode
-from llm_errors._version import distribution_version
+from llm_errors._version import VersionAction
 from llm_errors.logs._parallel import Findings
 from llm_errors.logs._report import (
     explanation_record,
@@ -119,7 +119,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=_EXIT_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {distribution_version()}")
+    parser.add_argument("--version", action=VersionAction)
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
 
     scan = commands.add_parser(
