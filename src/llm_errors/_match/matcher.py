@@ -288,10 +288,9 @@ class TextMatcher:
         """
         if self._by_substring or not line.isascii():
             return True
-        tokens = line.translate(TOKEN_TABLE).split()
-        if self.exact and self.tokens.isdisjoint(tokens):
-            return False
-        hits = self._seen.intersection(tokens)
+        # (no trigger-token test first: the block filter found one in such a line, and
+        # without one the plan has no candidates anyway)
+        hits = self._seen.intersection(line.translate(TOKEN_TABLE).split())
         key = hits if _ERROR_STATUS_TOKENS.isdisjoint(hits) else self._keys & hits
         return bool(self._plan(key).candidates)
 
