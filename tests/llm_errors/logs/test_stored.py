@@ -3,7 +3,7 @@
 import pytest
 
 from llm_errors.logs import _blocks, _stored
-from llm_errors.logs._stored import CACHE_ENV, cache_dir, load_or_compile
+from llm_errors.logs._stored import CACHE_ENV, load_or_compile
 
 hyperscan = pytest.importorskip("hyperscan")
 
@@ -102,12 +102,6 @@ def test_an_unwritable_directory_only_costs_the_compile(tmp_path, monkeypatch):
     database = load_or_compile(hyperscan, b"k", _compiler(calls))
     assert calls == [1]
     assert _ends(database) == [BLOCK.index(b"\nINFO fine")]
-
-
-def test_without_the_setting_the_user_cache_directory(monkeypatch):
-    platformdirs = pytest.importorskip("platformdirs")
-    monkeypatch.delenv(CACHE_ENV, raising=False)
-    assert cache_dir() == platformdirs.user_cache_path("llm-errors", appauthor=False)
 
 
 def test_the_block_filter_loads_what_it_stored(tmp_path, monkeypatch):

@@ -10,12 +10,19 @@ from llm_errors import RULES
 from llm_errors._match import matcher as _matcher
 from llm_errors._match import prefilter
 from llm_errors._match.prefilter import derive_triggers
-from llm_errors.logs._stored import CACHE_ENV, stored_triggers
+from llm_errors.logs._stored import CACHE_ENV, cache_dir, stored_triggers
 
 
 def _triggers_file(directory):
     (path,) = directory.glob("triggers-*.json")
     return path
+
+
+def test_without_the_setting_the_user_cache_directory(monkeypatch):
+    """(Here, not beside the database's tests: those skip without Hyperscan.)"""
+    platformdirs = pytest.importorskip("platformdirs")
+    monkeypatch.delenv(CACHE_ENV, raising=False)
+    assert cache_dir() == platformdirs.user_cache_path("llm-errors", appauthor=False)
 
 
 def test_stored_triggers_are_the_derived_ones(tmp_path, monkeypatch):
