@@ -3,7 +3,7 @@
 import pytest
 
 from llm_errors.logs import _blocks, _stored
-from llm_errors.logs._stored import CACHE_ENV, load_or_compile
+from llm_errors.logs._stored import CACHE_ENV, cache_dir, load_or_compile
 
 hyperscan = pytest.importorskip("hyperscan")
 

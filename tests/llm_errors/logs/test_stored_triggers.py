@@ -19,7 +19,7 @@ def _triggers_file(directory):
 
 
 def test_without_the_setting_the_user_cache_directory(monkeypatch):
-    """(Here, not beside the database's tests: those skip without Hyperscan.)"""
+    """Tested here: the database tests beside it skip without Hyperscan."""
     platformdirs = pytest.importorskip("platformdirs")
     monkeypatch.delenv(CACHE_ENV, raising=False)
     assert cache_dir() == platformdirs.user_cache_path("llm-errors", appauthor=False)
