@@ -1,17 +1,28 @@
-"""Shared test configuration: Hypothesis profiles, pytester, and shared tests.
+"""Shared test configuration: Hypothesis profiles, pytester, shared tests, OpenTelemetry.
 
 Hypothesis runs without deadlines (CI's profile has more examples); pytester runs users'
 suites against our pytest plugins; a folder's conftest may write tests once for every
-module below it (:class:`SharedTestsSpec`).
+module below it (:class:`SharedTestsSpec`); ``otel_sdk`` gives a test OpenTelemetry
+providers that keep what they record in memory (llm_retry's hook, the adapter's spans).
 """
 
+from __future__ import annotations
+
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 # pytester runs a user's suite against our pytest plugins (tests/adapter/testing).
 pytest_plugins = ["pytester"]
@@ -69,3 +80,46 @@ def _block_filter_cache(tmp_path_factory: pytest.TempPathFactory) -> object:
         if "LLM_ERRORS_CACHE_DIR" not in os.environ:
             patch.setenv("LLM_ERRORS_CACHE_DIR", str(tmp_path_factory.mktemp("llm-errors-cache")))
         yield
+
+
+@dataclass(frozen=True)
+class InMemoryOtel:
+    """One test's OpenTelemetry SDK providers, with what they record kept in memory."""
+
+    tracer_provider: TracerProvider
+    exporter: InMemorySpanExporter
+    meter_provider: MeterProvider
+    reader: InMemoryMetricReader
+
+    def points(self, name: str) -> list[Any]:
+        """The data points of metric ``name`` (empty when it was never recorded)."""
+        data = self.reader.get_metrics_data()
+        found = []
+        for resource in data.resource_metrics if data else ():
+            for scope in resource.scope_metrics:
+                for metric in scope.metrics:
+                    if metric.name == name:
+                        found.extend(metric.data.data_points)
+        return found
+
+
+@pytest.fixture
+def otel_sdk() -> Iterator[InMemoryOtel]:
+    """Providers of this test's own (the global ones can be set only once), shut down after.
+
+    The SDK is imported here, not above, so that runs which never use it don't load it.
+    """
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    reader = InMemoryMetricReader()
+    meter_provider = MeterProvider(metric_readers=[reader])
+    yield InMemoryOtel(tracer_provider, exporter, meter_provider, reader)
+    tracer_provider.shutdown()
+    meter_provider.shutdown()

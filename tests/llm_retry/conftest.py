@@ -250,39 +250,38 @@ def _cluster_ok(client, size):
     return info.get("cluster_state") == "ok" and int(info.get("cluster_known_nodes", 0)) == size
 
 
-def _redis_or_skip():
+def _running(make):
+    """Yield the server ``make()`` builds, started, and stop it after.
+
+    Skips before building anything when the redis-server binary is missing (or fails, when
+    ``LLM_RESILIENCE_REQUIRE_REDIS=1``).
+    """
     if shutil.which("redis-server") is None:
         reason = "the redis-server binary is not on PATH (apt-get install redis-server)"
         if os.environ.get(REQUIRE_REDIS) == "1":
             pytest.fail(f"{REQUIRE_REDIS}=1 but {reason}")
         pytest.skip(reason)
+    server = make().start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory):
     """One redis-server for the session (tests keep apart by key prefix)."""
-    _redis_or_skip()
-    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
-    yield server
-    server.stop()
+    yield from _running(lambda: RedisServer(tmp_path_factory.mktemp("redis")))
 
 
 @pytest.fixture(scope="session")
 def redis_cluster(tmp_path_factory):
     """A three-master Redis Cluster on loopback for the session."""
-    _redis_or_skip()
-    cluster = RedisClusterNodes(tmp_path_factory.mktemp("redis-cluster")).start()
-    yield cluster
-    cluster.stop()
+    yield from _running(lambda: RedisClusterNodes(tmp_path_factory.mktemp("redis-cluster")))
 
 
 @pytest.fixture
 def own_redis_server(tmp_path):
     """A redis-server of this test's own, which the test may stop or pause."""
-    _redis_or_skip()
-    server = RedisServer(tmp_path).start()
-    yield server
-    server.stop()
+    yield from _running(lambda: RedisServer(tmp_path))
 
 
 @pytest.fixture

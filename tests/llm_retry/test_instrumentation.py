@@ -10,11 +10,6 @@ import textwrap
 import httpx
 import pytest
 import structlog
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client import CollectorRegistry
 from structlog.testing import capture_logs
 
@@ -52,31 +47,6 @@ def restore_hooks():
         yield
 
 
-@pytest.fixture
-def otel():
-    """A tracer provider with an in-memory exporter and a meter provider with a reader."""
-    exporter = InMemorySpanExporter()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
-    reader = InMemoryMetricReader()
-    meter_provider = MeterProvider(metric_readers=[reader])
-    yield tracer_provider.get_tracer("test"), exporter, meter_provider, reader
-    tracer_provider.shutdown()
-    meter_provider.shutdown()
-
-
-def points(reader, name):
-    """The data points of metric ``name`` (empty when it was never recorded)."""
-    data = reader.get_metrics_data()
-    found = []
-    for resource in data.resource_metrics if data else ():
-        for scope in resource.scope_metrics:
-            for metric in scope.metrics:
-                if metric.name == name:
-                    found.extend(metric.data.data_points)
-    return found
-
-
 def run(policy, backend, *, use_async):
     """Call ``backend`` through ``policy``, sync or async, returning the result or the error."""
     try:
@@ -91,14 +61,13 @@ SYNC_AND_ASYNC = [pytest.param(False, id="sync"), pytest.param(True, id="async")
 
 
 @pytest.mark.parametrize("use_async", SYNC_AND_ASYNC)
-def test_otel_retry_events_on_the_current_span(otel, make_policy, script, use_async):
+def test_otel_retry_events_on_the_current_span(otel_sdk, make_policy, script, use_async):
     """Each retry adds a ``retry`` event to the caller's span, with code, attempt, wait, rule."""
-    tracer, exporter, meter_provider, _ = otel
-    set_on_retry_hooks([OpenTelemetryOnRetryHook(meter_provider=meter_provider)])
+    set_on_retry_hooks([OpenTelemetryOnRetryHook(meter_provider=otel_sdk.meter_provider)])
     backend = script(disconnected(), rate_limited(), "ok")
-    with tracer.start_as_current_span("work"):
+    with otel_sdk.tracer_provider.get_tracer("test").start_as_current_span("work"):
         assert run(make_policy(), backend, use_async=use_async) == "ok"
-    (span,) = exporter.get_finished_spans()
+    (span,) = otel_sdk.exporter.get_finished_spans()
     events = [(e.name, dict(e.attributes)) for e in span.events]
     assert events == [
         (
@@ -122,28 +91,27 @@ def test_otel_retry_events_on_the_current_span(otel, make_policy, script, use_as
     ]
 
 
-def test_otel_give_up_event_and_metrics(otel, make_policy, script):
+def test_otel_give_up_event_and_metrics(otel_sdk, make_policy, script):
     """A give-up adds ``retry.give_up`` with the reason; counters and waits are recorded."""
-    tracer, exporter, meter_provider, reader = otel
-    set_on_retry_hooks([OpenTelemetryOnRetryHook(meter_provider=meter_provider)])
-    with tracer.start_as_current_span("work"):
+    set_on_retry_hooks([OpenTelemetryOnRetryHook(meter_provider=otel_sdk.meter_provider)])
+    with otel_sdk.tracer_provider.get_tracer("test").start_as_current_span("work"):
         error = run(
             make_policy(max_attempts=3),
             script(disconnected(), disconnected(), disconnected()),
             use_async=False,
         )
     assert isinstance(error, httpx.RemoteProtocolError)
-    (span,) = exporter.get_finished_spans()
+    (span,) = otel_sdk.exporter.get_finished_spans()
     assert [e.name for e in span.events] == ["retry", "retry", "retry.give_up"]
     give_up = dict(span.events[-1].attributes)
     assert give_up["retry.give_up.reason"] == "max_attempts"
     assert give_up["error.type"] == "TRANSPORT"
     assert give_up["retry.attempts"] == 3
-    (retries,) = points(reader, "llm_retry.retries")
+    (retries,) = otel_sdk.points("llm_retry.retries")
     assert (retries.value, dict(retries.attributes)) == (2, {"error.type": "TRANSPORT"})
-    (waits,) = points(reader, "llm_retry.retry.wait")
+    (waits,) = otel_sdk.points("llm_retry.retry.wait")
     assert (waits.count, waits.sum) == (2, 3.0)
-    (give_ups,) = points(reader, "llm_retry.give_ups")
+    (give_ups,) = otel_sdk.points("llm_retry.give_ups")
     assert give_ups.value == 1
     assert dict(give_ups.attributes) == {
         "error.type": "TRANSPORT",
@@ -151,25 +119,24 @@ def test_otel_give_up_event_and_metrics(otel, make_policy, script):
     }
 
 
-def test_otel_without_a_span_still_counts(otel, make_policy, script):
+def test_otel_without_a_span_still_counts(otel_sdk, make_policy, script):
     """Outside any span the metrics are still recorded and nothing fails."""
-    _, exporter, meter_provider, reader = otel
-    set_on_retry_hooks([OpenTelemetryOnRetryHook(meter_provider=meter_provider)])
+    set_on_retry_hooks([OpenTelemetryOnRetryHook(meter_provider=otel_sdk.meter_provider)])
     assert run(make_policy(), script(disconnected(), "ok"), use_async=False) == "ok"
-    assert exporter.get_finished_spans() == ()
-    (retries,) = points(reader, "llm_retry.retries")
+    assert otel_sdk.exporter.get_finished_spans() == ()
+    (retries,) = otel_sdk.points("llm_retry.retries")
     assert retries.value == 1
 
 
-def test_nothing_of_the_call_reaches_a_span_or_a_log(otel, make_policy, script):
+def test_nothing_of_the_call_reaches_a_span_or_a_log(otel_sdk, make_policy, script):
     """No argument, prompt or key in any span attribute, event or structured log entry."""
-    tracer, exporter, meter_provider, _ = otel
     set_on_retry_hooks(
-        [OpenTelemetryOnRetryHook(meter_provider=meter_provider), StructlogOnRetryHook()]
+        [OpenTelemetryOnRetryHook(meter_provider=otel_sdk.meter_provider), StructlogOnRetryHook()]
     )
+    tracer = otel_sdk.tracer_provider.get_tracer("test")
     with capture_logs() as logs, tracer.start_as_current_span("work"):
         run(make_policy(max_attempts=2), script(rate_limited(), rate_limited()), use_async=False)
-    (span,) = exporter.get_finished_spans()
+    (span,) = otel_sdk.exporter.get_finished_spans()
     dumped = repr(dict(span.attributes)) + repr([(e.name, dict(e.attributes)) for e in span.events])
     dumped += repr(logs)
     assert len(span.events) == 2

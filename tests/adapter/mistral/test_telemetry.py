@@ -8,11 +8,7 @@ import sys
 import textwrap
 
 import pytest
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
 from adapter import Context, StreamOptions
@@ -69,45 +65,28 @@ def reply():
 
 
 @pytest.fixture
-def otel(monkeypatch):
-    """Per-test SDK providers for the adapter (the global ones can be set only once)."""
-    exporter = InMemorySpanExporter()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
-    reader = InMemoryMetricReader()
-    meter_provider = MeterProvider(metric_readers=[reader])
+def otel(monkeypatch, otel_sdk):
+    """The test's own SDK providers (tests/conftest.py), given to the adapter and the retries."""
     monkeypatch.setattr(
         telemetry,
         "_telemetry",
-        telemetry.Telemetry(tracer_provider=tracer_provider, meter_provider=meter_provider),
+        telemetry.Telemetry(
+            tracer_provider=otel_sdk.tracer_provider, meter_provider=otel_sdk.meter_provider
+        ),
     )
-    with set_on_retry_hooks([OpenTelemetryOnRetryHook(meter_provider=meter_provider)]):
-        yield exporter, reader
-    tracer_provider.shutdown()
-    meter_provider.shutdown()
+    with set_on_retry_hooks([OpenTelemetryOnRetryHook(meter_provider=otel_sdk.meter_provider)]):
+        yield otel_sdk
 
 
-def points(reader, name):
-    """The data points of metric ``name``."""
-    data = reader.get_metrics_data()
-    found = []
-    for resource in data.resource_metrics if data else ():
-        for scope in resource.scope_metrics:
-            for metric in scope.metrics:
-                if metric.name == name:
-                    found.extend(metric.data.data_points)
-    return found
-
-
-def everything(exporter, reader):
+def everything(otel):
     """Every span name, attribute, event and metric attribute, as one string to search."""
     parts = []
-    for span in exporter.get_finished_spans():
+    for span in otel.exporter.get_finished_spans():
         parts.append(span.name)
         parts.append(repr(dict(span.attributes)))
         parts.append(repr(span.status.description))
         parts.extend(repr((e.name, dict(e.attributes))) for e in span.events)
-    data = reader.get_metrics_data()
+    data = otel.reader.get_metrics_data()
     for resource in data.resource_metrics if data else ():
         for scope in resource.scope_metrics:
             for metric in scope.metrics:
@@ -135,7 +114,7 @@ OPTIONS = StreamOptions(temperature=0.3, top_p=0.9, max_tokens=64, random_seed=7
 @pytest.mark.parametrize("use_async", SYNC_AND_ASYNC)
 def test_one_client_span_in_the_genai_conventions(otel, use_async):
     """Name, kind and every attribute of a successful call's span."""
-    exporter, _ = otel
+    exporter = otel.exporter
     with FakeMistral(reply(), default=None) as fake:
         message = complete(fake, use_async=use_async, options=OPTIONS)
     assert message.stopReason == "stop"
@@ -169,7 +148,7 @@ def test_one_client_span_in_the_genai_conventions(otel, use_async):
 
 def test_only_parameters_that_were_set(otel):
     """A call without options carries no ``gen_ai.request.*`` parameter."""
-    exporter, _ = otel
+    exporter = otel.exporter
     with FakeMistral(text_reply("hi"), default=None) as fake:
         complete(fake, use_async=False)
     (span,) = exporter.get_finished_spans()
@@ -181,7 +160,6 @@ def test_only_parameters_that_were_set(otel):
 @pytest.mark.parametrize("use_async", SYNC_AND_ASYNC)
 def test_genai_metrics(otel, use_async):
     """Duration, token usage (input and output) and time to first chunk, with their attributes."""
-    _, reader = otel
     with FakeMistral(reply(), default=None) as fake:
         complete(fake, use_async=use_async)
     expected = {
@@ -192,26 +170,26 @@ def test_genai_metrics(otel, use_async):
         "server.address": "127.0.0.1",
         "server.port": fake.port,
     }
-    (duration,) = points(reader, "gen_ai.client.operation.duration")
+    (duration,) = otel.points("gen_ai.client.operation.duration")
     assert dict(duration.attributes) == expected
     assert duration.count == 1
     assert 0 < duration.sum < 30
     tokens = {
         p.attributes["gen_ai.token.type"]: (p.sum, dict(p.attributes))
-        for p in points(reader, "gen_ai.client.token.usage")
+        for p in otel.points("gen_ai.client.token.usage")
     }
     assert tokens == {
         "input": (12, {**expected, "gen_ai.token.type": "input"}),
         "output": (5, {**expected, "gen_ai.token.type": "output"}),
     }
-    (ttfc,) = points(reader, "gen_ai.client.operation.time_to_first_chunk")
+    (ttfc,) = otel.points("gen_ai.client.operation.time_to_first_chunk")
     assert (ttfc.count, dict(ttfc.attributes)) == (1, expected)
 
 
 @pytest.mark.parametrize("use_async", SYNC_AND_ASYNC)
 def test_retries_are_events_on_the_one_call_span(otel, use_async):
     """A retried call is one span, and each retry is a ``retry`` event on it."""
-    exporter, _ = otel
+    exporter = otel.exporter
     with (
         instant_retries(),
         FakeMistral(
@@ -233,7 +211,7 @@ def test_retries_are_events_on_the_one_call_span(otel, use_async):
 @pytest.mark.parametrize("use_async", SYNC_AND_ASYNC)
 def test_a_failed_call_is_an_error_span(otel, use_async):
     """A 401: status ERROR, ``error.type`` the code, a give-up event, and no message text."""
-    exporter, reader = otel
+    exporter = otel.exporter
     with (
         instant_retries(),
         FakeMistral(Reply(401, UNAUTHORIZED), default=None) as fake,
@@ -245,15 +223,15 @@ def test_a_failed_call_is_an_error_span(otel, use_async):
     assert span.attributes["error.type"] == "AUTH"
     assert [e.name for e in span.events] == ["retry.give_up"]
     assert span.events[0].attributes["retry.give_up.reason"] == "not_retryable"
-    assert "Unauthorized" not in everything(exporter, reader)
-    (duration,) = points(reader, "gen_ai.client.operation.duration")
+    assert "Unauthorized" not in everything(otel)
+    (duration,) = otel.points("gen_ai.client.operation.duration")
     assert duration.attributes["error.type"] == "AUTH"
-    assert points(reader, "gen_ai.client.token.usage") == []
+    assert otel.points("gen_ai.client.token.usage") == []
 
 
 def test_never_raise_still_marks_the_span(otel):
     """With ``never_raise`` the stream ends in an ``error`` event and the span is an error."""
-    exporter, _ = otel
+    exporter = otel.exporter
     with FakeMistral(Reply(429, RATE_LIMITED), default=None) as fake:
         message = complete(fake, use_async=False, options=StreamOptions(never_raise=True))
     assert message.stopReason == "error"
@@ -266,7 +244,7 @@ def test_never_raise_still_marks_the_span(otel):
 
 def test_closing_early_is_aborted_and_closing_after_done_is_not(otel):
     """``break`` before the end gives ``ABORTED``; closing after ``done`` is a success."""
-    exporter, _ = otel
+    exporter = otel.exporter
     with (
         FakeMistral(reply(), reply(), default=None) as fake,
         MistralAdapterSync(api_key=KEY, base_url=fake.url) as mistral,
@@ -290,7 +268,7 @@ def test_closing_early_is_aborted_and_closing_after_done_is_not(otel):
 
 def test_async_cancellation_ends_the_span(otel):
     """A cancelled task ends the span as ``ABORTED``; the ``CancelledError`` propagates."""
-    exporter, _ = otel
+    exporter = otel.exporter
 
     async def main(url):
         task = asyncio.current_task()
@@ -310,7 +288,7 @@ def test_async_cancellation_ends_the_span(otel):
 
 def test_spans_per_call_never_per_delta(otel):
     """A 500-delta stream is one span with no events."""
-    exporter, _ = otel
+    exporter = otel.exporter
     stream = Stream([role_chunk(), Repeat(text_chunk("tok "), 500), finish_chunk()])
     with FakeMistral(stream, default=None) as fake:
         complete(fake, use_async=False)
@@ -321,10 +299,9 @@ def test_spans_per_call_never_per_delta(otel):
 @pytest.mark.parametrize("use_async", SYNC_AND_ASYNC)
 def test_no_content_prompt_or_key_by_default(otel, use_async):
     """Neither the key, the system prompt, the prompt nor the reply is in any span or metric."""
-    exporter, reader = otel
     with instant_retries(), FakeMistral(Reply(429, RATE_LIMITED), reply(), default=None) as fake:
         complete(fake, use_async=use_async, retry=RetryPolicy(on_retry=None))
-    dumped = everything(exporter, reader)
+    dumped = everything(otel)
     assert "retry" in dumped
     for sentinel in (KEY, "SYSTEM-SENTINEL", "PROMPT-SENTINEL", "REPLY-SENTINEL"):
         assert sentinel not in dumped
@@ -332,7 +309,7 @@ def test_no_content_prompt_or_key_by_default(otel, use_async):
 
 def test_content_capture_is_opt_in_and_redacted(otel, monkeypatch):
     """With the conventions' opt-in the messages are recorded, with secrets redacted."""
-    exporter, reader = otel
+    exporter = otel.exporter
     monkeypatch.setenv(telemetry.CAPTURE_CONTENT_ENV, "true")
     leaky = Context(
         messages=[UserMessage(content=f"{PROMPT} api_key=sk-proj-abcdefghijklmnop123", timestamp=1)]
@@ -354,7 +331,7 @@ def test_content_capture_is_opt_in_and_redacted(otel, monkeypatch):
             "finish_reason": "stop",
         }
     ]
-    dumped = everything(exporter, reader)
+    dumped = everything(otel)
     assert "sk-proj-abcdefghijklmnop123" not in dumped
     assert KEY not in dumped
 
@@ -400,20 +377,17 @@ def test_error_type_mapping():
     assert issubclass(RateLimitError, LlmError)
 
 
-def test_configure_uses_the_given_providers(monkeypatch):
+def test_configure_uses_the_given_providers(monkeypatch, otel_sdk):
     """``configure`` swaps the providers; ``configure()`` goes back to the global ones."""
     monkeypatch.setattr(telemetry, "_telemetry", telemetry._UNRESOLVED)
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    telemetry.configure(tracer_provider=provider)
+    telemetry.configure(tracer_provider=otel_sdk.tracer_provider)
     with FakeMistral(text_reply("hi"), default=None) as fake:
         complete(fake, use_async=False)
-    assert len(exporter.get_finished_spans()) == 1
+    assert len(otel_sdk.exporter.get_finished_spans()) == 1
     telemetry.configure()
     with FakeMistral(text_reply("hi"), default=None) as fake:
         complete(fake, use_async=False)
-    assert len(exporter.get_finished_spans()) == 1
+    assert len(otel_sdk.exporter.get_finished_spans()) == 1
 
 
 BLOCKED = """
@@ -546,7 +520,7 @@ def test_server_address_and_port(url, server):
 @pytest.mark.parametrize("use_async", SYNC_AND_ASYNC)
 def test_an_empty_stream_still_ends_its_span(otel, use_async):
     """A stream that yields nothing at all ends the span without an error."""
-    exporter, _ = otel
+    exporter = otel.exporter
     settings = Settings(api_key=KEY, base_url="http://h", timeouts=None, headers=None, retry=None)
     call = settings.prepare(MODEL, CONTEXT, None)
 
@@ -652,7 +626,7 @@ def test_a_tracer_provider_alone_turns_it_on():
 
 def test_a_stream_that_fails_after_its_first_event(otel):
     """The call span is an error; the ``stream_started`` give-up goes to the caller's span."""
-    exporter, _ = otel
+    exporter = otel.exporter
     tracer = telemetry._telemetry._tracer
     cut = Stream([role_chunk(), text_chunk("Hel"), Drop()])
     with (

@@ -1,6 +1,7 @@
 """``--rules`` on classify, explain and report, and ``llm-errors rules check``, through ``main``."""
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -14,18 +15,9 @@ from llm_errors.logs._rules_command import classifier_for
 
 EXAMPLES = Path(__file__).parents[3] / "examples"
 
-# anthropics/claude-code#5346 (tests/llm_errors/corpus/context_invalid.jsonl, ctx-claudecode-001)
-CLAUDE = "Error: availableContext 843 is less than FLOOR_OUTPUT_TOKENS 3000"
-CLAUDE_RULES = f"""\
-[[rules]]
-id = "claude-code.available-context"
-code = "CONTEXT_OVERFLOW"
-pattern = '\\bavailableContext \\d+ is less than FLOOR_OUTPUT_TOKENS\\b'
-why = "Claude Code found no room left for the answer."
-examples = [
-  {{ text = "{CLAUDE}", source = "https://github.com/anthropics/claude-code/issues/5346" }},
-]
-"""
+# The Claude Code rule (its source is in the file), and the message of its one example.
+CLAUDE_RULES = (Path(__file__).parents[1] / "claude_code_rules.toml").read_text(encoding="utf-8")
+CLAUDE = tomllib.loads(CLAUDE_RULES)["rules"][0]["examples"][0]["text"]
 # The message without its ``Error:``, so that only the rule makes it an error.
 QUIET_CLAUDE = CLAUDE.removeprefix("Error: ")
 # ThinkInAIXYZ/deepchat#522 (corpus row fresha-deepchat-157): DeepChat's rate-limit notice,

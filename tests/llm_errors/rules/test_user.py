@@ -1,26 +1,20 @@
 """Rules files read into rules: every structural error names the file, the rule and the field."""
 
+import tomllib
+from pathlib import Path
+
 import pytest
 
 from llm_errors import ErrorCode, Example, RulesFileError
 from llm_errors._rules import user
 from llm_errors._rules.user import parse_rules
 
-# anthropics/claude-code#5346 (tests/llm_errors/corpus/context_invalid.jsonl, ctx-claudecode-001)
-CLAUDE = "Error: availableContext 843 is less than FLOOR_OUTPUT_TOKENS 3000"
-CLAUDE_SOURCE = "https://github.com/anthropics/claude-code/issues/5346"
-
-VALID = f"""\
-[[rules]]
-id = "claude-code.available-context"
-code = "CONTEXT_OVERFLOW"
-pattern = '\\bavailableContext \\d+ is less than FLOOR_OUTPUT_TOKENS\\b'
-why = "Claude Code found no room left for the answer."
-examples = [
-  {{ text = "{CLAUDE}", source = "{CLAUDE_SOURCE}" }},
-  "{CLAUDE}",
-]
-"""
+# The Claude Code rule (its source is in the file), its example's message and source.
+CLAUDE_RULES = (Path(__file__).parents[1] / "claude_code_rules.toml").read_text(encoding="utf-8")
+(CLAUDE_EXAMPLE,) = tomllib.loads(CLAUDE_RULES)["rules"][0]["examples"]
+CLAUDE, CLAUDE_SOURCE = CLAUDE_EXAMPLE["text"], CLAUDE_EXAMPLE["source"]
+# The rule with a second example, a plain string (which takes the file as its source).
+VALID = CLAUDE_RULES.replace("\n]\n", f'\n  "{CLAUDE}",\n]\n')
 RULE_ID = "'claude-code.available-context'"
 
 
