@@ -6,7 +6,7 @@ streaming events, the model descriptor) lives in :mod:`adapter.pi`; the fake Mis
 server to test against lives in :mod:`adapter.testing`.
 """
 
-from typing import TYPE_CHECKING
+import typing
 
 from adapter._mistral.async_client import MistralAdapter
 from adapter._mistral.catalog import (
@@ -53,7 +53,7 @@ __all__ = [
     "partial_of",
 ]
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     #: The installed ``llm-resilience`` version (``0+unknown`` from a source tree never installed).
     #:
     #: .. versionadded:: 0.2.0

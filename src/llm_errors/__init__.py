@@ -1,6 +1,6 @@
 """A typed error taxonomy for LLM calls and a classifier that routes any failure to it."""
 
-from typing import TYPE_CHECKING
+import typing
 
 from llm_errors._classification import Classification, Layer
 from llm_errors._classify import Classifier, Explanation, classify, explain
@@ -29,7 +29,7 @@ from llm_errors._taxonomy import (
 )
 from llm_errors._version import module_attribute as _module_attribute
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     #: The installed ``llm-resilience`` version (``0+unknown`` in a source tree never installed).
     __version__: str
 else:

@@ -8,7 +8,7 @@ shared per scope by a :class:`Coordination` backend (in this process, or a fleet
 with :mod:`llm_retry.redis`), and a testing mode.
 """
 
-from typing import TYPE_CHECKING
+import typing
 
 from llm_errors._version import module_attribute as _module_attribute
 from llm_retry._attempts import Attempt, Attempts
@@ -46,7 +46,7 @@ __all__ = [
     "wait_retry_after_or_backoff",
 ]
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     #: The installed ``llm-resilience`` version (``0+unknown`` from a source tree never installed).
     #:
     #: .. versionadded:: 0.2.0
