@@ -42,6 +42,7 @@ import regex as _re
 
 from llm_errors._match.prefilter import (
     COMMON,
+    LINE_START,
     TOKEN_TABLE,
     Triggers,
     derive_triggers,
@@ -73,6 +74,8 @@ CACHE_LIMIT: Final = 4096
 ANCHOR_TRIES: Final = 16
 _GROUP_PREFIX: Final = "_r"
 _ERROR_STATUS_TOKENS: Final = frozenset(str(status).encode() for status in range(400, 600))
+#: The needle of a try at every line start (a way anchored at ``^``).
+_LINE_STARTS: Final = LINE_START.encode()
 
 _BUILT_IN: Final = frozenset(RULES)
 #: Each pattern's triggers, derived once per process for every matcher built after it
@@ -304,6 +307,9 @@ class TextMatcher:
         for first, needle, pattern in plan.tries:
             if best <= first:
                 break  # no rule anchored here can beat the best so far
+            if needle == _LINE_STARTS:
+                best, found = self._at_line_starts(text, pattern, first, best, found)
+                continue
             at = padded.find(needle)
             tries = 0
             while at >= 0 and tries < ANCHOR_TRIES:
@@ -317,6 +323,34 @@ class TextMatcher:
                         if index == first:
                             break
                 at = padded.find(needle, at + len(needle) - 1)
+        return best, found
+
+    def _at_line_starts(
+        self,
+        text: str,
+        pattern: _re.Pattern[str],
+        first: int,
+        best: int,
+        found: _re.Match[str] | None,
+    ) -> tuple[int, _re.Match[str] | None]:
+        """Try ``pattern`` at every line start; the best rule so far and its match.
+
+        Not bounded by ``ANCHOR_TRIES``: one try per line, each no longer than a search
+        of the rest of the text would spend at that offset.
+        """
+        at = 0
+        while True:
+            tried = pattern.match(text, at)
+            if tried is not None:
+                index = self._rule_of[tried.lastgroup or ""]
+                if index < best:
+                    best, found = index, tried
+                    if index == first:
+                        break
+            newline = text.find("\n", at)
+            if newline < 0:
+                break
+            at = newline + 1
         return best, found
 
     def search_all_rules(self, text: str) -> TextMatch | None:
@@ -376,7 +410,11 @@ class TextMatcher:
                 if anchor is not None:
                     by_anchor.setdefault(anchor, []).append(i)
         tries = sorted(
-            _Try(rules[0], b" " + anchor + b" ", self._pattern(tuple(rules)))
+            _Try(
+                rules[0],
+                anchor if anchor == _LINE_STARTS else b" " + anchor + b" ",
+                self._pattern(tuple(rules)),
+            )
             for anchor, rules in by_anchor.items()
         )
         return _Plan(candidates=tuple(candidates), scanned=tuple(scanned), tries=tuple(tries))

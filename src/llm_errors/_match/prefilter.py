@@ -50,6 +50,7 @@ from typing import Any, Final
 
 __all__ = [
     "COMMON",
+    "LINE_START",
     "TOKEN_TABLE",
     "Triggers",
     "derive_triggers",
@@ -65,6 +66,12 @@ __all__ = [
 _SEP: Final = "<sep>"
 _BOUND: Final = "<bound>"
 _ANY: Final = "<any>"
+# A line start (``^``, which the rules' MULTILINE makes one, or ``\A``): a bound that
+# also says where the match of an expansion that begins with it starts.
+_START: Final = "<start>"
+
+#: The anchor of a way whose matches start at a line start (and with no token there).
+LINE_START: Final = "^"
 
 _MAX_EXPANSIONS: Final = 512
 _MAX_CLASS_LITERALS: Final = 10
@@ -301,7 +308,8 @@ class Triggers:
     rule contains one of them. Both empty means the rule must always be tried. A
     token is a whole ASCII word, or (:func:`is_foreign`) a run of caseless non-ASCII
     characters that the text must contain as a substring. ``anchors`` are the
-    tokens a match always *starts* with (after ``\b``); when a rule has them, it
+    tokens a match always *starts* with (after ``\b``), or :data:`LINE_START` for a
+    match that starts at a line start; when a rule has them, it
     only needs to be tried where one of them starts, instead of being searched for
     along the whole line. Empty means some expansion's start is unknown.
     ``ways`` refine both: one per expansion of the pattern (its literal
@@ -396,11 +404,10 @@ def _expand_at(av: Any) -> set[tuple[str, ...]]:
     c = _sre_c
     if av == c.AT_NON_BOUNDARY:
         return {()}
+    if av in (c.AT_BEGINNING, c.AT_BEGINNING_LINE, c.AT_BEGINNING_STRING):
+        return {(_START,)}
     if av in (
         c.AT_BOUNDARY,
-        c.AT_BEGINNING,
-        c.AT_BEGINNING_LINE,
-        c.AT_BEGINNING_STRING,
         c.AT_END,
         c.AT_END_LINE,
         c.AT_END_STRING,
@@ -465,7 +472,7 @@ def _expand(subpattern: Iterable[tuple[Any, Any]]) -> set[tuple[str, ...]]:
 def _bounded(symbol: str | None) -> bool:
     if symbol is None or symbol == _ANY:
         return False
-    return symbol in (_SEP, _BOUND) or _is_separator_char(symbol)
+    return symbol in (_SEP, _BOUND, _START) or _is_separator_char(symbol)
 
 
 def _tokens_of(expansion: tuple[str, ...]) -> list[str]:
@@ -529,17 +536,22 @@ def _score(token: str) -> int:
 
 
 def _anchor_of(expansion: tuple[str, ...]) -> str | None:
-    r"""The token an expansion's match starts with: ``\b`` (or ``^``), then a whole token."""
+    r"""Where an expansion's match starts: ``\b`` (or ``^``) and a whole token, or a line start.
+
+    The token when there is one (``^Cancelled`` starts at ``cancelled``); else
+    :data:`LINE_START` when the expansion begins with ``^``; else ``None`` (unknown).
+    """
     start = 0
-    while start < len(expansion) and expansion[start] == _BOUND:
+    while start < len(expansion) and expansion[start] in (_BOUND, _START):
         start += 1
+    at_line_start = LINE_START if expansion[:1] == (_START,) else None
     if start == 0:
         return None
     end = start
     while end < len(expansion) and expansion[end] in _WORD_CHARS:
         end += 1
     if end == start or end == len(expansion) or not _bounded(expansion[end]):
-        return None
+        return at_line_start
     return "".join(expansion[start:end])
 
 

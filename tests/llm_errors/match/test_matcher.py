@@ -154,6 +154,22 @@ def test_a_rule_with_some_unanchored_ways_is_tried_at_anchors_where_only_anchore
         assert found.matched == matched
 
 
+def test_a_way_that_starts_at_a_line_start_is_tried_at_every_line_start():
+    """``^`` anchors a way: tried after each newline (however many), not searched."""
+    rule = Rule("acme.stop", ErrorCode.ABORTED, r"^\W{0,8}(?-i:Stopped)\b\W*$", "Our UI's notice.")
+    matcher = TextMatcher((rule,))
+    assert matcher.triggers[0].anchors == {"^", "stopped"}
+    plan = matcher._plan_for("x", frozenset({b"stopped"}))
+    assert plan.scanned == ()
+    assert sorted(t.needle for t in plan.tries) == [b" stopped ", b"^"]
+    lines = "\n".join(f"frame {i}: Stopped here" for i in range(40))
+    found = matcher.match(f"{lines}\n  -- Stopped --\nend")
+    assert found is not None
+    assert found.matched == "  -- Stopped --"
+    assert matcher.match(f"{lines}\nend") is None
+    assert matcher.match("it Stopped") is None
+
+
 def test_rules_without_triggers_are_always_tried():
     """A rule with no provable trigger is a candidate for every line."""
     rule = Rule("acme.any", ErrorCode.SERVER, r"\w+-\d\d", "Anything numbered.")

@@ -140,6 +140,22 @@ def test_underivable_patterns_fall_back_safely(pattern):
             id="a-range-of-capitals-holds-word-characters",
         ),
         pytest.param(
+            r"^\W{0,8}(?:operation|stream) cancell?ed\b|^Aborted\b|(?m:^)\W?Stopped\b",
+            {
+                # no \W before the word: it starts there; one or more: the line start
+                *(
+                    (start, frozenset({word, cancelled}))
+                    for word in ("operation", "stream")
+                    for start in ("^", word)
+                    for cancelled in ("cancelled", "canceled")
+                ),
+                ("aborted", frozenset({"aborted"})),
+                ("^", frozenset({"stopped"})),
+                ("stopped", frozenset({"stopped"})),
+            },
+            id="a-line-start-anchors-where-no-word-follows-it",
+        ),
+        pytest.param(
             r"\bhit (?:\w+-?){0,3}rate limit\b",
             {("hit", frozenset({"hit", "limit"}))},
             id="a-repeat-that-may-end-in-a-word-character-bounds-nothing",
@@ -162,11 +178,9 @@ SEARCHED = frozenset(
         "auth.missing-credentials",
         "request.malformed-body",
         "local.runner-crashed",
-        "abort.notice",
         "abort.interrupt-names",
         "connect.failure-names",
         "http2.goaway-reset",
-        "auth.status-forms",
         "net.io-timeout",
         "litellm.connection-error",
         # worded in Chinese: triggered by their CJK runs, in non-ASCII lines only
