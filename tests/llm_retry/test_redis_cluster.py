@@ -15,8 +15,13 @@ SCOPES = ("openai:gpt-4o", "mistral:mistral-small-latest", "google:gemini-2.5-fl
 
 @pytest.fixture
 def coordination(redis_cluster, prefix):
-    """A backend on the session's cluster through RedisCluster clients, closed after."""
-    backend = RedisCoordination(redis_cluster.url, prefix=prefix, timeout=2.0, cluster=True)
+    """A backend on the session's cluster through RedisCluster clients, closed after.
+
+    The timeout is generous: these tests check what is shared, and a first command of a
+    cluster client (slot discovery, a connection per master, the scripts on each) once
+    took over 2 s on CI's machine running four suites at once.
+    """
+    backend = RedisCoordination(redis_cluster.url, prefix=prefix, timeout=10.0, cluster=True)
     yield backend
     backend.close()
 
