@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
@@ -146,6 +146,34 @@ class _Plan:
     candidates: tuple[int, ...]
     scanned: tuple[int, ...]
     tries: tuple[_Try, ...]
+
+
+def _token_starts(padded: bytes, needle: bytes) -> Iterator[int]:
+    """Where the token in ``needle`` starts, at most ``ANCHOR_TRIES`` times.
+
+    ``padded`` is the translated text shifted by one, so an offset in it is the text's.
+    """
+    at = padded.find(needle)
+    tries = 0
+    while at >= 0 and tries < ANCHOR_TRIES:
+        tries += 1
+        yield at
+        at = padded.find(needle, at + len(needle) - 1)
+
+
+def _line_starts(text: str) -> Iterator[int]:
+    """Every line start of ``text``, not bounded by ``ANCHOR_TRIES``.
+
+    One try per line, each no longer than a search of the rest of the text would
+    spend at that offset.
+    """
+    at = 0
+    while True:
+        yield at
+        newline = text.find("\n", at)
+        if newline < 0:
+            return
+        at = newline + 1
 
 
 def _validate(rule: Rule, position: int) -> None:
@@ -307,14 +335,8 @@ class TextMatcher:
         for first, needle, pattern in plan.tries:
             if best <= first:
                 break  # no rule anchored here can beat the best so far
-            if needle == _LINE_STARTS:
-                best, found = self._at_line_starts(text, pattern, first, best, found)
-                continue
-            at = padded.find(needle)
-            tries = 0
-            while at >= 0 and tries < ANCHOR_TRIES:
-                # ``padded`` is shifted by one, so ``at`` is the text offset.
-                tries += 1
+            starts = _line_starts(text) if needle == _LINE_STARTS else _token_starts(padded, needle)
+            for at in starts:
                 tried = pattern.match(text, at)
                 if tried is not None:
                     index = self._rule_of[tried.lastgroup or ""]
@@ -322,35 +344,6 @@ class TextMatcher:
                         best, found = index, tried
                         if index == first:
                             break
-                at = padded.find(needle, at + len(needle) - 1)
-        return best, found
-
-    def _at_line_starts(
-        self,
-        text: str,
-        pattern: _re.Pattern[str],
-        first: int,
-        best: int,
-        found: _re.Match[str] | None,
-    ) -> tuple[int, _re.Match[str] | None]:
-        """Try ``pattern`` at every line start; the best rule so far and its match.
-
-        Not bounded by ``ANCHOR_TRIES``: one try per line, each no longer than a search
-        of the rest of the text would spend at that offset.
-        """
-        at = 0
-        while True:
-            tried = pattern.match(text, at)
-            if tried is not None:
-                index = self._rule_of[tried.lastgroup or ""]
-                if index < best:
-                    best, found = index, tried
-                    if index == first:
-                        break
-            newline = text.find("\n", at)
-            if newline < 0:
-                break
-            at = newline + 1
         return best, found
 
     def search_all_rules(self, text: str) -> TextMatch | None:
