@@ -12,6 +12,14 @@ turned into an ``AbortedError`` or an ``error`` event, not even with
 ``never_raise``: swallowing a cancellation breaks ``asyncio.timeout``,
 ``TaskGroup`` and shutdown.
 
+Closing: httpcore marks a response closed before its close has finished, so a
+cancellation delivered inside that close leaves the connection open for good
+(https://github.com/encode/httpcore/issues/1115). ``aiter_raw`` closes the response
+by itself when the body ends, inside whatever read is cancelled at that moment (the
+drain's short deadline, or a cancellation the caller left pending), so the body is
+read from ``response.stream``, which does not close, and the one close runs in a task
+of its own that no cancellation of the caller's reaches (:func:`_close`).
+
 .. versionadded:: 0.1.0
 """
 
@@ -22,7 +30,7 @@ import contextlib
 import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from types import TracebackType
-from typing import Self
+from typing import Final, Self
 
 import httpx
 
@@ -48,6 +56,9 @@ from llm_retry import RetryPolicy
 __all__ = ["MistralAdapter"]
 
 Events = AsyncGenerator[AssistantMessageEvent, None]
+
+# The closes under way (see _close): the event loop holds tasks only weakly.
+_CLOSING: Final[set[asyncio.Task[None]]] = set()
 
 
 class MistralAdapter:
@@ -164,7 +175,7 @@ class MistralAdapter:
     async def _attempt(self, call: Call) -> Events:
         """One request: retried as a whole (by ``retry``) until it yields ``start``."""
         call.begin()
-        response = None
+        request = response = None
         try:
             request = self._client.build_request(
                 "POST", call.url, content=call.body, headers=call.headers, timeout=call.timeout
@@ -184,6 +195,7 @@ class MistralAdapter:
             call.fail(error)
             raise
         except httpx.HTTPError as exc:
+            _give_request(exc, request)
             raise call.translate(exc) from exc
         except TimeoutError as exc:  # asyncio.timeout: the total deadline
             raise call.total_timeout() from exc
@@ -194,12 +206,50 @@ class MistralAdapter:
             raise
         finally:
             if response is not None:
-                await response.aclose()
+                await _close(response)
+
+
+async def _close(response: httpx.Response) -> None:
+    """Close ``response`` to the end, even if the caller is cancelled meanwhile.
+
+    The close runs in a task of its own behind ``asyncio.shield``: a cancellation
+    raises here at once, as asyncio requires, while the close goes on and ends (it does
+    not wait on the network: an unfinished response's connection is dropped).
+    """
+    closing = asyncio.ensure_future(response.aclose())
+    _CLOSING.add(closing)
+    closing.add_done_callback(_closed)
+    await asyncio.shield(closing)
+
+
+def _closed(closing: asyncio.Task[None]) -> None:
+    """Forget a finished close; its error, if any, reached :func:`_close` unless cancelled."""
+    _CLOSING.discard(closing)
+    if not closing.cancelled():
+        closing.exception()  # retrieved: no "exception was never retrieved" at exit
+
+
+def _raw(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The body's raw bytes, without the close at its end that ``aiter_raw`` adds."""
+    stream = response.stream
+    if not isinstance(stream, httpx.AsyncByteStream):
+        raise TypeError(f"not an async response stream: {type(stream).__name__}")
+    return aiter(stream)
+
+
+def _give_request(exc: httpx.HTTPError, request: httpx.Request | None) -> None:
+    """Give a body read's error its request, as ``aiter_raw`` does and :func:`_raw` not."""
+    if request is None or not isinstance(exc, httpx.RequestError):
+        return
+    try:
+        exc.request  # noqa: B018 - httpx raises RuntimeError when it is not set
+    except RuntimeError:
+        exc.request = request
 
 
 async def _body_events(call: Call, response: httpx.Response) -> Events:
     """The events of a 200 event stream's body, up to ``[DONE]`` or the end of the body."""
-    reads = response.aiter_raw()
+    reads = _raw(response)
     while (chunk := await _read(reads, call.remaining())) is not None:
         for event in call.feed(chunk):
             yield event
@@ -225,7 +275,7 @@ async def _read_body(response: httpx.Response, call: Call) -> bytes:
     if decoder is not None:
         with contextlib.suppress(httpx.HTTPError, TimeoutError, zlib.error):
             async with asyncio.timeout(call.remaining()):
-                async for raw in response.aiter_raw():
+                async for raw in _raw(response):
                     if body.add(decoder.pieces(raw)):
                         break
     return body.value()

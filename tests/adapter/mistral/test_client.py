@@ -547,6 +547,7 @@ def test_mid_stream_drop_is_transport_and_not_retried(flavour, reset):
     error = outcome.error
     assert isinstance(error, TransportError)
     assert isinstance(error.__cause__, httpx.RemoteProtocolError | httpx.ReadError)
+    assert error.__cause__.request.url.path.endswith("/chat/completions")  # as httpx sets it
     assert "after 3 chunks" in str(error)
     assert recorder.sleeps == []
     info = retry_info(error)
@@ -1252,6 +1253,41 @@ def test_cancelling_half_of_many_streams_leaves_no_connection_open():
     for index, result in enumerate(results):
         if index in cancelled:
             assert isinstance(result, asyncio.CancelledError)
-            assert last[index].partial.stopReason == "aborted"
+            # The cancellation takes effect at the stream's next pause: on a busy machine
+            # the rest of the body may be read by then and handed over at once, to done.
+            final = last[index]
+            assert final.type == "done" or final.partial.stopReason == "aborted"
         else:
             assert result.type == "done"
+    assert sum(last[index].type != "done" for index in cancelled) > 0
+
+
+def test_a_cancellation_pending_when_the_body_ends_does_not_leave_the_connection_open():
+    """The caller cancels on ``done`` and pulls once more: the socket still closes.
+
+    The whole body is buffered by then, so the read after ``[DONE]`` finds the end of
+    the chunked framing without waiting and httpcore starts closing the response; the
+    cancellation, pending since ``done``, is delivered at that close's first pause.
+    httpcore marks a response closed before its close has finished, so an interrupted
+    close leaves the connection open for good (encode/httpcore#1115); the adapter reads
+    the body so that no close of httpcore's own runs there, and closes the response in
+    a task the caller's cancellation does not reach.
+    """
+
+    async def consume(adapter: MistralAdapter) -> None:
+        async for event in adapter.stream(MODEL, CONTEXT):
+            if event.type == "start":
+                await asyncio.sleep(0.3)  # the rest of the body arrives meanwhile
+            if event.type == "done":
+                asyncio.current_task().cancel()  # type: ignore[union-attr]
+
+    async def main(fake: FakeMistral) -> None:
+        limits = httpx.Limits(max_keepalive_connections=0)
+        async with httpx.AsyncClient(limits=limits) as client:
+            adapter = MistralAdapter(api_key=KEY, base_url=fake.url, client=client)
+            with pytest.raises(asyncio.CancelledError):
+                await consume(adapter)
+            await asyncio.to_thread(fake.wait_open_connections, 0, timeout=5)
+
+    with FakeMistral(text_reply("Paris.")) as fake:
+        asyncio.run(main(fake))
