@@ -3,12 +3,15 @@
 Hypothesis runs without deadlines (CI's profile has more examples); pytester runs users'
 suites against our pytest plugins; a folder's conftest may write tests once for every
 module below it (:class:`SharedTestsSpec`); ``otel_sdk`` gives a test OpenTelemetry
-providers that keep what they record in memory (llm_retry's hook, the adapter's spans).
+providers that keep what they record in memory (llm_retry's hook, the adapter's spans);
+``without_extras`` and ``opentelemetry_missing`` make the optional extras unimportable,
+in a child interpreter and in this process.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,3 +126,46 @@ def otel_sdk() -> Iterator[InMemoryOtel]:
     yield InMemoryOtel(tracer_provider, exporter, meter_provider, reader)
     tracer_provider.shutdown()
     meter_provider.shutdown()
+
+
+#: The optional extras that ``without_extras`` makes unimportable.
+EXTRAS = ("opentelemetry", "prometheus_client", "structlog")
+
+
+@pytest.fixture
+def without_extras() -> str:
+    """Python source to prefix to a child interpreter's script: the extras cannot be imported.
+
+    Its ``BLOCKED`` names them, for the script's own checks.
+    """
+    return f"""
+import sys
+
+BLOCKED = {EXTRAS!r}
+
+
+class Refuse:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ImportError(f"{{name}} is blocked for this test")
+        return None
+
+
+sys.meta_path.insert(0, Refuse())
+"""
+
+
+class _RefuseOpenTelemetry:
+    """A meta-path finder for which ``opentelemetry`` is not installed."""
+
+    def find_spec(self, name: str, _path: object = None, _target: object = None) -> None:
+        """Refuse ``opentelemetry`` and its modules; leave the rest to the next finders."""
+        if name.partition(".")[0] == "opentelemetry":
+            raise ImportError(f"{name} is blocked for this test")
+
+
+@pytest.fixture
+def opentelemetry_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In this process, ``opentelemetry.trace`` cannot be found (restored afterwards)."""
+    monkeypatch.setattr(sys, "meta_path", [_RefuseOpenTelemetry(), *sys.meta_path])
+    monkeypatch.delitem(sys.modules, "opentelemetry.trace")

@@ -279,26 +279,9 @@ def test_a_hook_must_be_callable():
         set_on_retry_hooks([1])
 
 
-BLOCKED = """
-import sys
-
-BLOCKED = ("opentelemetry", "prometheus_client", "structlog")
-
-
-class Refuse:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in BLOCKED:
-            raise ImportError(f"{name} is blocked for this test")
-        return None
-
-
-sys.meta_path.insert(0, Refuse())
-"""
-
-
-def test_without_the_extras_nothing_is_imported(tmp_path):
+def test_without_the_extras_nothing_is_imported(without_extras):
     """With the extras unimportable, retries work, no hook is active and nothing is imported."""
-    script = BLOCKED + textwrap.dedent(
+    script = without_extras + textwrap.dedent(
         """
         import httpx
         import llm_retry.instrumentation as instrumentation
@@ -335,19 +318,8 @@ def test_without_the_extras_nothing_is_imported(tmp_path):
     assert result.stdout.strip() == "OK 3"
 
 
-class Refuse:
-    """A meta-path finder for which ``opentelemetry`` is not installed."""
-
-    def find_spec(self, name, _path=None, _target=None):
-        """Refuse ``opentelemetry`` and its modules; leave the rest to the next finders."""
-        if name.split(".")[0] == "opentelemetry":
-            raise ImportError(f"{name} is blocked for this test")
-
-
-def test_default_is_no_hook_without_opentelemetry(monkeypatch):
+def test_default_is_no_hook_without_opentelemetry(opentelemetry_missing):
     """When ``opentelemetry.trace`` cannot be found the default is no hook at all."""
-    monkeypatch.setattr(sys, "meta_path", [Refuse(), *sys.meta_path])
-    monkeypatch.delitem(sys.modules, "opentelemetry.trace")
     reset_on_retry_hooks()
     assert get_on_retry_hooks() == ()
 

@@ -390,26 +390,9 @@ def test_configure_uses_the_given_providers(monkeypatch, otel_sdk):
     assert len(otel_sdk.exporter.get_finished_spans()) == 1
 
 
-BLOCKED = """
-import sys
-
-BLOCKED = ("opentelemetry", "prometheus_client", "structlog")
-
-
-class Refuse:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in BLOCKED:
-            raise ImportError(f"{name} is blocked for this test")
-        return None
-
-
-sys.meta_path.insert(0, Refuse())
-"""
-
-
-def test_without_opentelemetry_nothing_is_imported_or_wrapped():
+def test_without_opentelemetry_nothing_is_imported_or_wrapped(without_extras):
     """With the extras unimportable, calls and retries work and the events are not wrapped."""
-    script = BLOCKED + textwrap.dedent(
+    script = without_extras + textwrap.dedent(
         f"""
         import asyncio
         from adapter import Context, MistralAdapter, MistralAdapterSync
@@ -543,20 +526,9 @@ def test_an_empty_stream_still_ends_its_span(otel, use_async):
     assert span.status.status_code is StatusCode.UNSET
 
 
-class Refuse:
-    """A meta-path finder for which ``opentelemetry`` is not installed."""
-
-    def find_spec(self, name, _path=None, _target=None):
-        """Refuse ``opentelemetry`` and its modules; leave the rest to the next finders."""
-        if name.split(".")[0] == "opentelemetry":
-            raise ImportError(f"{name} is blocked for this test")
-
-
 @pytest.fixture
-def no_opentelemetry(monkeypatch):
-    """In this process, ``opentelemetry.trace`` cannot be found (restored afterwards)."""
-    monkeypatch.setattr(sys, "meta_path", [Refuse(), *sys.meta_path])
-    monkeypatch.delitem(sys.modules, "opentelemetry.trace")
+def no_opentelemetry(opentelemetry_missing, monkeypatch):
+    """``opentelemetry.trace`` cannot be found, and the adapter has not looked yet."""
     monkeypatch.setattr(telemetry, "_telemetry", telemetry._UNRESOLVED)
 
 
