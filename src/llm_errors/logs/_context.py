@@ -1,7 +1,8 @@
 """What a report adds to a finding: the time of its first line and the names it gives (pure).
 
-A :class:`LineContext` is shown every decoded line of one input in order and dates
-each finding as it comes out of the scanner: a JSON record by its own time field, any
+A :class:`LineContext` is shown every line of one input in order (decoded, or as a
+range of a block the scan passes over) and dates each finding as it comes out of the
+scanner: a JSON record by its own time field, any
 other finding by the nearest timestamped line at or before its first line
 (:class:`~llm_errors.logs._timeline.RecentLines`). A ``--jobs`` worker sees only its
 own range, so a finding with no timestamped line before it in that range carries a
@@ -66,6 +67,23 @@ class LineContext:
             self._memory = self.memory()
         self.recent.feed(number, text)
         self._current = text
+
+    def skipped(self, number: int, block: bytes, start: int, stop: int) -> None:
+        """Take the lines of ``block[start:stop]`` (ASCII, whole lines) from ``number`` on.
+
+        What :meth:`seen` of each would do, without decoding them (the block scan
+        passes over them): only the timestamped ones matter until a finding asks.
+        """
+        last = number + block.count(b"\n", start, stop - 1)
+        if self._end is not None and self._memory is None and last > self._end:
+            # The range's end falls in here (once per --jobs range): line by line.
+            lines = block[start:stop].split(b"\n")
+            if lines[-1] == b"":
+                lines.pop()
+            for offset, raw in enumerate(lines):
+                self.seen(number + offset, raw.decode("ascii").rstrip("\r\n"))
+            return
+        self.recent.feed_lines(number, block, start, stop)
 
     def memory(self) -> tuple[list[float | None], int]:
         """The times of the timestamped lines remembered up to ``end``, and their count.

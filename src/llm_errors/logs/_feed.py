@@ -2,14 +2,16 @@
 
 The block path (:mod:`llm_errors.logs._blocks`) feeds only the lines its filter
 reports, and a run of other lines is one :meth:`~llm_errors.logs.Scanner.gap`;
-while a traceback is open, every line is fed. Both paths give the same events.
+while a traceback is open, every line is fed. Both paths give the same events, and a
+:class:`Watcher` (the report's dating) is shown the same lines: each line fed, and a
+run passed over as its first line and then one range of the block.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from llm_errors._classify import Classifier, _default
 from llm_errors.logs import _blocks
@@ -17,11 +19,24 @@ from llm_errors.logs._blocks import CutLine, LineFilter, iter_blocks, line_filte
 from llm_errors.logs._input import Readable, decode_line, iter_lines
 from llm_errors.logs._scan import Finding, Problem, Scanner
 
-__all__ = ["BlockFilter", "Feeder", "block_filter"]
+__all__ = ["BlockFilter", "Feeder", "Watcher", "block_filter"]
 
 _PROGRESS_EVERY: Final = 4096  # lines between progress callbacks on the line-by-line path
 
 Events = Callable[[Sequence[Finding | Problem]], None]
+
+
+class Watcher(Protocol):
+    """Shown every line of an input in order, before the scanner is fed it."""
+
+    def seen(self, number: int, text: str) -> None:
+        """Line ``number``, decoded."""
+
+    def skipped(self, number: int, block: bytes, start: int, stop: int) -> None:
+        """The lines of ``block[start:stop]`` from ``number`` on, passed over undecoded.
+
+        ``block`` is ASCII and the range whole lines (the last may lack its newline).
+        """
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +85,8 @@ class Feeder:
 
     ``clean`` (optional) is told each line number after which the scanner's state is
     the initial one; the parallel scan uses it to find where two workers agree.
-    ``seen`` (optional) is given each decoded line fed, before the scanner sees it;
-    the report dates findings with it (read line by line then: a block skips lines).
+    ``watcher`` (optional) is shown every line (see :class:`Watcher`); the report
+    dates findings with it.
     """
 
     def __init__(
@@ -81,14 +96,15 @@ class Feeder:
         *,
         number: int = 0,
         clean: Callable[[int, int], None] | None = None,
-        seen: Callable[[int, str], None] | None = None,
+        watcher: Watcher | None = None,
     ) -> None:
         self.scanner = scanner
         self.number = number
         self.bytes = 0
         self._emit = emit
         self._clean = clean
-        self._seen = seen
+        self._watcher = watcher
+        self._ascii = True  # whether the block being fed is ASCII (when watched)
 
     def read(
         self, stream: Readable, found: BlockFilter | None, progress: Callable[[], None]
@@ -108,9 +124,7 @@ class Feeder:
                 self.bytes += len(block.chunk) + block.cut
                 self.line(block.chunk, block.cut)
             elif self.number == 0 or not _utf8(block):  # a BOM, bad bytes: line by line
-                for raw in _lines_of(block):
-                    self.number += 1
-                    self.line(raw, 0)
+                self._by_lines(block)
             else:
                 self.block(block, found)
             if not isinstance(block, CutLine):
@@ -123,8 +137,8 @@ class Feeder:
         if problems:
             self._emit(problems)
         if text is not None:
-            if self._seen is not None:
-                self._seen(self.number, text)
+            if self._watcher is not None:
+                self._watcher.seen(self.number, text)
             if events := self.scanner.feed(self.number, text):
                 self._emit(events)
         self._fed()
@@ -136,6 +150,7 @@ class Feeder:
         of the other lines: the next gap passes over it (or feeds it, while a
         traceback is open, as every line then is).
         """
+        self._ascii = self._watcher is None or block.isascii()
         pos = 0
         scanner = self.scanner
         may_match = found.may_match
@@ -165,9 +180,29 @@ class Feeder:
         first line, so it decodes as :func:`~llm_errors.logs.decode_line` would.
         """
         text = raw.decode("utf-8").rstrip("\r\n")
+        if self._watcher is not None:
+            self._watcher.seen(self.number, text)
         if events := self.scanner.feed_words(self.number, text):
             self._emit(events)
         self._fed()
+
+    def _show(self, number: int, block: bytes, start: int, stop: int) -> None:
+        """Show the watcher lines passed over: as one range if ASCII, else one by one.
+
+        (Such a line holds no NUL or ESC and is not the input's first, so it decodes
+        as :func:`~llm_errors.logs.decode_line` would.)
+        """
+        assert self._watcher is not None  # noqa: S101 -- only called with one
+        if self._ascii or block[start:stop].isascii():
+            self._watcher.skipped(number, block, start, stop)
+            return
+        for offset, raw in enumerate(_lines_of(block[start:stop])):
+            self._watcher.seen(number + offset, raw.decode("utf-8").rstrip("\r\n"))
+
+    def _by_lines(self, block: bytes) -> None:
+        for raw in _lines_of(block):
+            self.number += 1
+            self.line(raw, 0)
 
     def _fed(self) -> None:
         """Line :attr:`number` was fed: tell ``clean`` if the scanner is in its initial state."""
@@ -187,9 +222,15 @@ class Feeder:
             return
         lines = block.count(b"\n", pos, stop) + (block[stop - 1 : stop] != b"\n")
         self.number += 1  # the first skipped line releases a held finding
+        second = block.find(b"\n", pos, stop) + 1
+        if self._watcher is not None:  # shown that line, as the line path would
+            text = block[pos : (second or stop + 1) - 1].decode("utf-8").rstrip("\r\n")
+            self._watcher.seen(self.number, text)
         if events := scanner.gap():
             self._emit(events)
         first = self.number
         self.number += lines - 1
+        if self._watcher is not None and 0 < second < stop:
+            self._show(first + 1, block, second, stop)
         if self._clean is not None:
             self._clean(first, self.number)

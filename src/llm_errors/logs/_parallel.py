@@ -258,14 +258,11 @@ def scan_part(task: Task) -> Part:
         if feeder.bytes < OVERLAP or last > task.end_line:
             part.clean.append((first, last, scanner.records, scanner.missing_field))
 
-    seen = None if context is None else context.seen
-    feeder = Feeder(scanner, emit, number=task.first, clean=clean, seen=seen)
+    feeder = Feeder(scanner, emit, number=task.first, clean=clean, watcher=context)
     part.clean.append((task.first, task.first, 0, 0))  # a fresh scanner is clean
     with Path(task.path).open("rb") as raw:
         raw.seek(task.start)
-        found = (
-            None if task.mode is InputMode.JSONL or task.dated else _feed.block_filter(classifier)
-        )
+        found = None if task.mode is InputMode.JSONL else _feed.block_filter(classifier)
         feeder.read(_Window(raw, task.stop - task.start), found, lambda: None)
     if context is not None:
         part.stamps, part.stamped = context.memory()

@@ -141,9 +141,11 @@ def _model(text: str) -> str | None:
 def names(*texts: str | None) -> tuple[str | None, str | None]:
     """The provider and model the texts name, each from the first text that names one."""
     provider = model = None
+    done: list[str] = []  # (a finding's text is often its first line, given as both)
     for text in texts:
-        if not text:
+        if not text or text in done:
             continue
+        done.append(text)
         head = text[:_SEARCH_LIMIT].lower()
         if (
             provider is None

@@ -123,7 +123,7 @@ def _write(output: str, page: str) -> str | None:
 class _ReportRun(Run):
     """One ``report`` run: ``classify``'s scan, with each finding dated and its names read."""
 
-    every_line = True
+    dates = True
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.digest = Digest()
@@ -135,8 +135,8 @@ class _ReportRun(Run):
         self._stats = self.digest.open_file(name)
         self._context = LineContext()
 
-    def line(self, number: int, text: str) -> None:
-        self._context.seen(number, text)
+    def watcher(self) -> LineContext:
+        return self._context
 
     def finding(self, name: str, finding: Finding) -> None:
         self.found(name, self._context.date(finding))

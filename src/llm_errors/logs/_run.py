@@ -16,12 +16,12 @@ import concurrent.futures
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import ClassVar, Final, TextIO
 
 from llm_errors.logs import _feed, _parallel
 from llm_errors.logs._context import Dated
-from llm_errors.logs._feed import BlockFilter, Feeder
+from llm_errors.logs._feed import BlockFilter, Feeder, Watcher
 from llm_errors.logs._input import InputError, Source, open_source
 from llm_errors.logs._parallel import Findings
 from llm_errors.logs._report import render_progress
@@ -122,9 +122,9 @@ class Run:
     ``args`` are the command's options: ``input``, ``field``, ``jobs`` and ``progress``.
     """
 
-    #: Show every decoded line to :meth:`line` (the report dates findings by the lines
-    #: before them), so the input is read line by line, never skipped over by blocks.
-    every_line: ClassVar[bool] = False
+    #: Date each finding by the lines before it (the report): every line is shown to
+    #: :meth:`watcher`, and ``--jobs`` workers send dated findings.
+    dates: ClassVar[bool] = False
 
     def __init__(self, args: argparse.Namespace, tally: Tally, *, jsonl: bool = False) -> None:
         self.args = args
@@ -139,15 +139,16 @@ class Run:
     def begin(self, name: str) -> None:
         """An input starts (also one that cannot be opened, before its problem)."""
 
-    def line(self, number: int, text: str) -> None:
-        """Line ``number`` was decoded and is fed next (only when :attr:`every_line`)."""
+    def watcher(self) -> Watcher | None:
+        """What is shown the lines of the input being read (only when :attr:`dates`)."""
+        return None
 
     def finding(self, name: str, finding: Finding) -> None:
         """An error found in this process."""
         raise NotImplementedError
 
     def found(self, name: str, found: Dated) -> None:
-        """A dated error found by a ``--jobs`` worker (:attr:`every_line` runs), in input order."""
+        """A dated error found by a ``--jobs`` worker (:attr:`dates` runs), in input order."""
         raise NotImplementedError
 
     def found_range(self, name: str, findings: Findings, low: int, high: int) -> None:
@@ -202,14 +203,14 @@ class Run:
             self.problem(path, Problem(ProblemKind.UNREADABLE, exc.line, exc.detail))
 
     def _filter(self) -> BlockFilter | None:
-        if self.every_line or self.args.input is InputMode.JSONL:
+        if self.args.input is InputMode.JSONL:
             return None
         return _feed.block_filter(classifier_for(self.args.user_rules))
 
     def _read(self, source: Source, scanner: Scanner) -> None:
         """Feed every line to ``scanner``; ``self._number`` counts the lines read."""
-        seen: Callable[[int, str], None] | None = self.line if self.every_line else None
-        feeder = Feeder(scanner, lambda events: self.handle(source.name, events), seen=seen)
+        watcher = self.watcher()
+        feeder = Feeder(scanner, lambda events: self.handle(source.name, events), watcher=watcher)
         progress = self.progress
 
         def tick() -> None:
@@ -236,7 +237,7 @@ class Run:
             mode=self.args.input,
             field=self.args.field,
             jsonl=self.jsonl,
-            dated=self.every_line,
+            dated=self.dates,
             rules=self.args.user_rules,
         )
         if found is None:

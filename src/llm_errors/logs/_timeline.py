@@ -76,6 +76,8 @@ _ISO = (
     r"(?:[.,](?P<f>\d{1,9}))?(?:\ ?(?P<tz>[Zz]|[+-]\d{2}(?::?\d{2})?))?"
 )
 _LINE_TIME = re.compile(r"(?:\[|(?:time|ts|timestamp)=[\"']?)?" + _ISO + r"(?![\d:])")
+# The same at every line start of ASCII bytes, where ``\d`` is what the text's is.
+_LINE_TIMES = re.compile(rb"(?m)^" + _LINE_TIME.pattern.encode("ascii"))
 _TEXT_TIME = re.compile(_ISO + r"\s*")
 # The characters a timestamped line can start with: a digit, ``[`` or a logfmt key.
 _LINE_STARTS: Final = frozenset("0123456789[t")
@@ -165,6 +167,28 @@ class RecentLines:
             self._dropped = self._dropped or len(self._lines) == self._lines.maxlen
             self._lines.append((number, text[:RECENT_TEXT_LIMIT]))
             self.stamped += 1
+
+    def feed_lines(self, number: int, block: bytes, start: int, stop: int) -> None:
+        """Take the lines of ``block[start:stop]``, numbered from ``number``: as :meth:`feed`.
+
+        ``block`` is ASCII and the range whole lines (the last may lack its newline),
+        so one search of the bytes finds the lines :meth:`feed` would remember, and
+        only the last :data:`RECENT_LIMIT` of them are decoded.
+        """
+        starts = [found.start() for found in _LINE_TIMES.finditer(block, start, stop)]
+        if not starts:
+            return
+        limit = self._lines.maxlen or 0
+        self._dropped = self._dropped or len(self._lines) + len(starts) > limit
+        self.stamped += len(starts)
+        kept = starts[-limit:]
+        line, at = number + block.count(b"\n", start, kept[0]), kept[0]
+        for begin in kept:
+            line += block.count(b"\n", at, begin)
+            end = block.find(b"\n", begin, stop)
+            text = block[begin : stop if end < 0 else end].decode("ascii").rstrip("\r\n")
+            self._lines.append((line, text[:RECENT_TEXT_LIMIT]))
+            at = begin
 
     def times(self) -> list[float | None]:
         """The time of each remembered line, oldest first (``None``: not a believable time)."""

@@ -1,5 +1,6 @@
 """Feeding by blocks: the same events as line by line, and the cheap test for word lines."""
 
+import io
 import json
 from pathlib import Path
 
@@ -9,8 +10,10 @@ from hypothesis import strategies as st
 
 from llm_errors import Classifier, Layer, classify
 from llm_errors._classify import MAX_INPUT
+from llm_errors.logs._context import LineContext
 from llm_errors.logs._feed import Feeder, block_filter
-from llm_errors.logs._scan import Scanner
+from llm_errors.logs._scan import Finding, Scanner
+from llm_errors.logs._timeline import RecentLines
 
 CORPUS = Path(__file__).parents[1] / "corpus"
 
@@ -113,3 +116,84 @@ def test_blocks_give_the_events_of_line_by_line(lines):
     """Word lines inside and around tracebacks are passed over or fed exactly as lines are."""
     pytest.importorskip("hyperscan")
     assert _events(lines, blocks=True) == _events(lines, blocks=False)
+
+
+#: Lines a report dates findings by, or must not: timestamps of every recognised form,
+#: unbelievable ones (month 13, the year 1999), none, a CR line end, a line of words
+#: only that a rule matches (fed without the scanner's other checks), and lines that
+#: are not ASCII (one with a time in digits that only ``str`` patterns take as such).
+_STAMPS = (
+    "2026-07-22T10:00:01.000Z INFO  app.api [req=4c] request completed ms=7",
+    "[2026-07-22 10:00:02,123] INFO worker: idle",
+    "time=2026-07-22T10:00:03+02:00 level=info msg=idle",
+    "2026-13-22T10:00:04Z INFO a month that is not",
+    "1999-07-22T10:00:05Z INFO before the believable span",
+    "worker idle, no time here",
+    "2026-07-22T10:00:06Z INFO carriage return\r",
+    "2026-07-22T10:00:07Z INFO upstream: connection reset by peer",  # words only, a rule's
+    "2026-07-22T10:00:08Z INFO café ouvert",
+    "2026-\u0660\u0667-22T10:00:09Z INFO Arabic-Indic digits, which str patterns read as digits",
+)
+
+
+def _dated(lines: list[str], *, blocks: bool, limit: int, end: int | None) -> list[object]:
+    """What a report's scan records: each finding dated, and the context's memory."""
+    context = LineContext(end=end, limit=limit)
+    scanner = Scanner(classify)
+    out: list[object] = []
+
+    def emit(found: object) -> None:
+        out.extend(
+            repr(context.date(event)) if isinstance(event, Finding) else repr(event)
+            for event in found  # type: ignore[attr-defined]
+        )
+
+    feeder = Feeder(scanner, emit, number=1, watcher=context)
+    data = "".join(line + "\n" for line in lines).encode()
+    if blocks:
+        found = block_filter()
+        assert found is not None
+        feeder.read(io.BytesIO(data), found, lambda: None)
+    else:
+        feeder.read(io.BytesIO(data), None, lambda: None)
+    emit(scanner.finish())
+    return [*out, feeder.number, context.memory(), context.recent.stamped]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from((*_POOL, *_STAMPS)), max_size=40),
+    st.integers(min_value=1, max_value=6),
+    st.one_of(st.none(), st.integers(min_value=1, max_value=40)),
+)
+def test_blocks_date_findings_as_line_by_line(lines, limit, end):
+    """A report's dates and names are the same whether lines are passed over or fed.
+
+    A small memory (``limit``) makes the passed-over lines drop the old ones; ``end``
+    is a ``--jobs`` range's end, where the context keeps what the next range needs.
+    """
+    pytest.importorskip("hyperscan")
+    ascii_lines = [line for line in lines if line.isascii()]
+    for sample in (lines, ascii_lines):
+        assert _dated(sample, blocks=True, limit=limit, end=end) == _dated(
+            sample, blocks=False, limit=limit, end=end
+        )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([x for x in (*_STAMPS, *WORD_LINES, "") if x.isascii()]), max_size=40),
+    st.booleans(),
+)
+def test_recent_lines_take_a_range_as_each_of_its_lines(lines, newline_at_end):
+    """``feed_lines`` remembers what ``feed`` of each (ASCII) line would, numbers and all."""
+    data = "\n".join(lines).encode() + (b"\n" if newline_at_end and lines else b"")
+    one, bulk = RecentLines(limit=5), RecentLines(limit=5)
+    one.feed(1, "before")
+    bulk.feed(1, "before")
+    for number, line in enumerate(data.split(b"\n")[: len(lines)], start=2):
+        one.feed(number, line.decode().rstrip("\r\n"))
+    bulk.feed_lines(2, b"x\n" + data, 2, 2 + len(data))
+    for probe in range(1, len(lines) + 3):
+        assert bulk.at(probe) == one.at(probe)
+    assert (bulk.times(), bulk.stamped) == (one.times(), one.stamped)
