@@ -1155,7 +1155,7 @@ def test_no_leak_of_the_key_or_the_image(flavour, name, key, caplog):
     """The API key and the image data never appear in errors, reprs, notes or log records."""
     caplog.set_level(logging.DEBUG)
     for logger in ("httpx", "httpcore", "llm_retry", "adapter"):
-        logging.getLogger(logger).setLevel(logging.DEBUG)
+        caplog.set_level(logging.DEBUG, logger=logger)  # restored after the test
     with FakeMistral(*LEAK_SCENARIOS[name](key), default=None) as fake:
         url = f"http://127.0.0.1:{_free_port()}" if name == "refused" else fake.url
         with instant_retries():
