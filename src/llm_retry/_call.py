@@ -62,6 +62,7 @@ class Call:
 
     __slots__ = (
         "_coordination",
+        "_decided",
         "_last",
         "_policy",
         "_probe",
@@ -95,6 +96,8 @@ class Call:
         self._skipped = 0.0
         self._last: tuple[BaseException, Classification, float | None] | None = None
         self._stop: tuple[GiveUpReason, str] | None = None
+        # When the last retry was decided (the deadline check's figure, for its event).
+        self._decided = 0.0
         # The probe lease's token while this call's attempt is the scope's probe.
         self._probe: str | None = None
         self.attempts = 0
@@ -262,6 +265,7 @@ class Call:
         policy = self._policy
         sleep = retry_state.upcoming_sleep
         server = self.requested_wait(require_failure(retry_state))
+        self._decided = elapsed = self.elapsed()
         if retry_state.attempt_number >= policy.max_attempts:
             self._stop = (GiveUpReason.MAX_ATTEMPTS, f"max_attempts={policy.max_attempts} reached")
         elif server is not None and server > policy.max_retry_after:
@@ -272,7 +276,7 @@ class Call:
                     f"above max_retry_after={policy.max_retry_after:g}s"
                 ),
             )
-        elif self.elapsed() + sleep > policy.deadline:
+        elif elapsed + sleep > policy.deadline:
             self._stop = (
                 GiveUpReason.DEADLINE,
                 (
@@ -305,7 +309,7 @@ class Call:
             attempt=retry_state.attempt_number,
             classification=self.classify(error),
             sleep=retry_state.upcoming_sleep,
-            elapsed=self.elapsed(),
+            elapsed=self._decided,
             error=error,
             scope=self._scope or "",
         )

@@ -51,7 +51,9 @@ class RetryEvent:
         attempt: The attempt that just failed, counting from 1.
         classification: How the failure was routed.
         sleep: The planned wait before the next attempt, in seconds.
-        elapsed: Seconds since the call started, including earlier waits.
+        elapsed: Seconds since the call started, including earlier waits, when the
+            retry was decided: the figure the deadline was checked with, so
+            ``elapsed + sleep <= deadline`` holds.
         error: The exception; kept out of ``repr`` so logging an event cannot leak it.
         scope: The coordination scope the call shares state under (``""`` without a
             ``coordination`` backend).

@@ -317,6 +317,31 @@ def test_planned_waits_respect_caps_and_deadline(
     assert recorder.sleeps == [event.sleep for event in recorder.events]
 
 
+def test_a_retry_event_carries_the_elapsed_time_its_deadline_check_used():
+    """Time spent between the deadline check and the event (classifying, hooks) is not added.
+
+    A clock that moves 0.6 s at every reading: the check at 0.6 s of a 1 s deadline lets
+    the retry go ahead, and its event says 0.6, not the later reading of 1.2 s.
+    """
+    ticks = iter(0.6 * n for n in range(100))
+    policy = RetryPolicy(
+        max_attempts=2, deadline=1.0, initial_wait=0, on_retry=None, clock=lambda: next(ticks)
+    )
+    calls = []
+
+    def backend():
+        calls.append(1)
+        if len(calls) == 1:
+            raise RateLimitError("slow")
+        return "ok"
+
+    with instant_retries() as recorder:
+        assert policy.wrap(backend)() == "ok"
+    (event,) = recorder.events
+    assert event.elapsed == pytest.approx(0.6)
+    assert event.elapsed + event.sleep <= policy.deadline
+
+
 def test_infinite_deadline_never_stops_on_time(make_policy, script, clock):
     """With ``deadline=math.inf`` only the attempts bound the call."""
     backend = script(RateLimitError("slow", retry_after=50.0))
