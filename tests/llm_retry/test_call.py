@@ -317,7 +317,7 @@ def test_planned_waits_respect_caps_and_deadline(
     assert recorder.sleeps == [event.sleep for event in recorder.events]
 
 
-def test_a_retry_event_carries_the_elapsed_time_its_deadline_check_used():
+def test_a_retry_event_carries_the_elapsed_time_its_deadline_check_used(script):
     """Time spent between the deadline check and the event (classifying, hooks) is not added.
 
     A clock that moves 0.6 s at every reading: the check at 0.6 s of a 1 s deadline lets
@@ -327,16 +327,8 @@ def test_a_retry_event_carries_the_elapsed_time_its_deadline_check_used():
     policy = RetryPolicy(
         max_attempts=2, deadline=1.0, initial_wait=0, on_retry=None, clock=lambda: next(ticks)
     )
-    calls = []
-
-    def backend():
-        calls.append(1)
-        if len(calls) == 1:
-            raise RateLimitError("slow")
-        return "ok"
-
     with instant_retries() as recorder:
-        assert policy.wrap(backend)() == "ok"
+        assert policy.wrap(script(RateLimitError, "ok"))() == "ok"
     (event,) = recorder.events
     assert event.elapsed == pytest.approx(0.6)
     assert event.elapsed + event.sleep <= policy.deadline

@@ -68,22 +68,19 @@ class LineContext:
         self.recent.feed(number, text)
         self._current = text
 
-    def skipped(self, number: int, block: bytes, start: int, stop: int) -> None:
+    def skipped(self, number: int, block: bytes, start: int, stop: int) -> bool:
         """Take the lines of ``block[start:stop]`` (ASCII, whole lines) from ``number`` on.
 
         What :meth:`seen` of each would do, without decoding them (the block scan
         passes over them): only the timestamped ones matter until a finding asks.
+        ``False`` where the range holds the ``--jobs`` range's end (once per range):
+        :meth:`seen` must then take them one by one.
         """
         last = number + block.count(b"\n", start, stop - 1)
         if self._end is not None and self._memory is None and last > self._end:
-            # The range's end falls in here (once per --jobs range): line by line.
-            lines = block[start:stop].split(b"\n")
-            if lines[-1] == b"":
-                lines.pop()
-            for offset, raw in enumerate(lines):
-                self.seen(number + offset, raw.decode("ascii").rstrip("\r\n"))
-            return
+            return False
         self.recent.feed_lines(number, block, start, stop)
+        return True
 
     def memory(self) -> tuple[list[float | None], int]:
         """The times of the timestamped lines remembered up to ``end``, and their count.

@@ -32,10 +32,11 @@ class Watcher(Protocol):
     def seen(self, number: int, text: str) -> None:
         """Line ``number``, decoded."""
 
-    def skipped(self, number: int, block: bytes, start: int, stop: int) -> None:
+    def skipped(self, number: int, block: bytes, start: int, stop: int) -> bool:
         """The lines of ``block[start:stop]`` from ``number`` on, passed over undecoded.
 
         ``block`` is ASCII and the range whole lines (the last may lack its newline).
+        ``False``: not taken; each line is then shown to :meth:`seen` instead.
         """
 
 
@@ -187,14 +188,14 @@ class Feeder:
         self._fed()
 
     def _show(self, number: int, block: bytes, start: int, stop: int) -> None:
-        """Show the watcher lines passed over: as one range if ASCII, else one by one.
+        """Show the watcher lines passed over: as one range if ASCII and taken, else one by one.
 
         (Such a line holds no NUL or ESC and is not the input's first, so it decodes
         as :func:`~llm_errors.logs.decode_line` would.)
         """
         assert self._watcher is not None  # noqa: S101 -- only called with one
-        if self._ascii or block[start:stop].isascii():
-            self._watcher.skipped(number, block, start, stop)
+        ascii_range = self._ascii or block[start:stop].isascii()
+        if ascii_range and self._watcher.skipped(number, block, start, stop):
             return
         for offset, raw in enumerate(_lines_of(block[start:stop])):
             self._watcher.seen(number + offset, raw.decode("utf-8").rstrip("\r\n"))
@@ -222,15 +223,16 @@ class Feeder:
             return
         lines = block.count(b"\n", pos, stop) + (block[stop - 1 : stop] != b"\n")
         self.number += 1  # the first skipped line releases a held finding
-        second = block.find(b"\n", pos, stop) + 1
+        second = 0  # where the second skipped line starts (0: none), when watched
         if self._watcher is not None:  # shown that line, as the line path would
+            second = block.find(b"\n", pos, stop) + 1
             text = block[pos : (second or stop + 1) - 1].decode("utf-8").rstrip("\r\n")
             self._watcher.seen(self.number, text)
         if events := scanner.gap():
             self._emit(events)
         first = self.number
         self.number += lines - 1
-        if self._watcher is not None and 0 < second < stop:
+        if 0 < second < stop:
             self._show(first + 1, block, second, stop)
         if self._clean is not None:
             self._clean(first, self.number)
