@@ -1,5 +1,9 @@
-"""Shared test configuration: Hypothesis profiles, pytester, shared tests, OpenTelemetry.
+"""Shared test configuration: tiers, tables, Hypothesis, pytester, shared tests, OpenTelemetry.
 
+The tiers: a test that uses real parts (a socket it binds or connects, a subprocess, a
+forked or spawned process) must be marked ``integration``; every run checks it
+(:class:`RealParts`), so the unit tier that CI runs on every Python is what it says.
+``table`` checks every row of a data table in one test and names every failing row.
 Hypothesis runs without deadlines (CI's profile has more examples); pytester runs users'
 suites against our pytest plugins; a folder's conftest may write tests once for every
 module below it (:class:`SharedTestsSpec`); ``otel_sdk`` gives a test OpenTelemetry
@@ -11,8 +15,9 @@ in a child interpreter and in this process.
 from __future__ import annotations
 
 import os
+import resource as _resource
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -29,6 +34,125 @@ if TYPE_CHECKING:
 
 # pytester runs a user's suite against our pytest plugins (tests/adapter/testing).
 pytest_plugins = ["pytester"]
+
+
+class RealParts:
+    """What a test used of the real world, seen through Python's audit events.
+
+    Sockets that bind or connect, subprocesses and forks raise audit events; a process
+    started by ``multiprocessing``'s spawn raises none, so a child process reaped while
+    the test ran (``RUSAGE_CHILDREN`` grew) counts too. Socket pairs (asyncio's wake-up
+    pipe) neither bind nor connect and do not count.
+    """
+
+    EVENTS = frozenset(
+        {
+            "socket.bind",
+            "socket.connect",
+            "subprocess.Popen",
+            "os.fork",
+            "os.forkpty",
+            "os.posix_spawn",
+            "os.system",
+            "os.exec",
+        }
+    )
+
+    def __init__(self) -> None:
+        self.watching = False
+        self.seen: set[str] = set()
+        self._children = 0.0
+
+    def audit(self, event: str, _args: tuple[object, ...]) -> None:
+        """The audit hook: note a real part while a test's setup or call runs."""
+        if self.watching and event in self.EVENTS:
+            self.seen.add(event)
+
+    def start(self) -> None:
+        """Watch from now on (the start of a test's setup)."""
+        self.seen.clear()
+        self._children = _children_cpu()
+        self.watching = True
+
+    def stop(self) -> set[str]:
+        """Stop watching; the real parts seen since :meth:`start`."""
+        self.watching = False
+        if _children_cpu() > self._children:
+            self.seen.add("a child process")
+        return set(self.seen)
+
+
+def _children_cpu() -> float:
+    usage = _resource.getrusage(_resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+REAL_PARTS = RealParts()
+sys.addaudithook(REAL_PARTS.audit)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    """Watch for real parts from the test's setup on (its fixtures may start servers)."""
+    REAL_PARTS.start()
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Fail a test that used real parts without the ``integration`` mark, naming them.
+
+    A test that failed on its own keeps its own failure.
+    """
+    try:
+        result = yield
+    finally:
+        seen = REAL_PARTS.stop()
+    if seen and item.get_closest_marker("integration") is None:
+        pytest.fail(
+            f"this test used real parts ({', '.join(sorted(seen))}) but is not marked "
+            "integration: mark it (pytest.mark.integration) so the unit tier stays unit",
+            pytrace=False,
+        )
+    return result
+
+
+class Table:
+    """Checks each row of a data table in one test, and names every row that fails."""
+
+    #: A failing row's message is cut to this many characters in the report.
+    MESSAGE_LIMIT = 400
+
+    @classmethod
+    def check(
+        cls, rows: Iterable[tuple[str, tuple[Any, ...]]], check: Callable[..., object]
+    ) -> None:
+        """Call ``check(*row)`` for every ``(row id, row)``; fail once, listing the failures.
+
+        A row fails when its check raises (an ``assert`` or any error), so one bad row
+        never hides the others and the report names each by its id.
+        """
+        failed: list[str] = []
+        count = 0
+        for row_id, row in rows:
+            count += 1
+            try:
+                check(*row)
+            except Exception as exc:  # every failure is reported by its row
+                text = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+                failed.append(f"  {row_id}: {text[: cls.MESSAGE_LIMIT]}")
+        assert count, "the table has no rows"
+        if failed:
+            pytest.fail(
+                f"{len(failed)} of {count} rows failed:\n" + "\n".join(failed), pytrace=False
+            )
+
+
+@pytest.fixture
+def table() -> type[Table]:
+    """:meth:`Table.check`: one test over a whole data table that names each failing row."""
+    return Table
+
 
 settings.register_profile("default", deadline=None)
 settings.register_profile(

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.policy
+
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCT = sorted(
     [*ROOT.joinpath("src").rglob("*.py"), *ROOT.joinpath("docs").rglob("*.md"), ROOT / "README.md"]
@@ -22,20 +24,29 @@ def _ours(cited: str) -> bool:
     return "*" not in cited and ((ROOT / head).exists() or head.parts[0] in {"docs", "bench"})
 
 
-@pytest.mark.parametrize("path", PRODUCT, ids=lambda p: str(p.relative_to(ROOT)))
-def test_no_process_documents_cited(path):
+#: Each product file as a ``(id, (path,))`` row for the ``table`` fixture.
+ROWS = [(str(path.relative_to(ROOT)), (path,)) for path in PRODUCT]
+
+
+def test_no_process_documents_cited(table):
     """No product file names an internal document (issues, seeds, shared notes)."""
-    text = path.read_text(encoding="utf-8")
-    assert not INTERNAL.findall(text)
+
+    def check(path):
+        assert not INTERNAL.findall(path.read_text(encoding="utf-8"))
+
+    table.check(ROWS, check)
 
 
-@pytest.mark.parametrize("path", PRODUCT, ids=lambda p: str(p.relative_to(ROOT)))
-def test_cited_repository_files_exist(path):
+def test_cited_repository_files_exist(table):
     """Every repository path and relative Markdown link in product text exists."""
-    text = path.read_text(encoding="utf-8")
-    missing = [p for p in PATH.findall(text) if _ours(p) and not (ROOT / p).exists()]
-    if path.suffix == ".md" and path.name != "patterns.md":  # patterns.md shows regexes
-        missing += [
-            link for link in LINK.findall(text) if not (path.parent / link).resolve().exists()
-        ]
-    assert not missing
+
+    def check(path):
+        text = path.read_text(encoding="utf-8")
+        missing = [p for p in PATH.findall(text) if _ours(p) and not (ROOT / p).exists()]
+        if path.suffix == ".md" and path.name != "patterns.md":  # patterns.md shows regexes
+            missing += [
+                link for link in LINK.findall(text) if not (path.parent / link).resolve().exists()
+            ]
+        assert not missing
+
+    table.check(ROWS, check)

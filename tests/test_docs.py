@@ -155,6 +155,7 @@ def test_every_page_is_covered():
 
 
 @pytest.mark.parametrize("page", _python_pages())
+@pytest.mark.integration
 def test_python_blocks_run(page, workdir):
     """The page's Python blocks run, in order, in one namespace, and their assertions hold."""
     result = subprocess.run(  # noqa: S603 - our own documentation
@@ -227,6 +228,7 @@ def test_commands_are_found():
     "command",
     [pytest.param(c, id=f"{c.page}:{c.line}") for c in COMMANDS],
 )
+@pytest.mark.integration
 def test_command_runs(command, workdir):
     """The command exits with the status the page shows (0 unless an `echo $?` says)."""
     bin_dir = Path(sys.executable).parent

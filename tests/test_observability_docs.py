@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.policy
+
 DOC = Path(__file__).resolve().parents[1] / "docs" / "observability.md"
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 BLOCKS = BLOCK.findall(DOC.read_text(encoding="utf-8"))
@@ -18,6 +20,7 @@ def test_one_example_per_backend():
 
 
 @pytest.mark.parametrize("number", range(len(BLOCKS)), ids=lambda n: f"block-{n + 1}")
+@pytest.mark.integration
 def test_example_runs(number):
     """The block runs in a fresh interpreter (the global OpenTelemetry providers are set once)."""
     result = subprocess.run(  # noqa: S603 - our own documentation

@@ -17,6 +17,7 @@ from llm_retry import instant_retries
 ESC = "\033["
 
 
+@pytest.mark.integration
 def test_demo_streams_retries_and_classifies(capsys):
     """The demo prints the three scenarios live and exits 0 when each behaves as designed."""
     with instant_retries() as recorder:
@@ -46,6 +47,7 @@ def test_demo_streams_retries_and_classifies(capsys):
     assert ESC not in out  # not a terminal: plain text
 
 
+@pytest.mark.integration
 def test_demo_as_a_subprocess():
     """``python -m adapter demo`` runs on its own (a short Retry-After keeps it quick)."""
     result = subprocess.run(
@@ -76,6 +78,7 @@ class _Terminal(io.StringIO):
         pytest.param(None, ["--no-color"], False, id="flag"),
     ],
 )
+@pytest.mark.integration
 def test_colour_only_on_a_terminal(monkeypatch, no_color_env, flag, coloured):
     """ANSI colours on a terminal, unless ``NO_COLOR`` or ``--no-color`` says otherwise."""
     terminal = _Terminal()
@@ -98,6 +101,7 @@ def test_live_without_a_key_exits_2(monkeypatch, capsys):
     assert captured.out == ""
 
 
+@pytest.mark.integration
 def test_live_streams_from_the_given_server(monkeypatch, capsys):
     """``--live`` streams one reply with the key from the environment (here from the fake)."""
     monkeypatch.setenv("MISTRAL_API_KEY", "live-key")
@@ -113,6 +117,7 @@ def test_live_streams_from_the_given_server(monkeypatch, capsys):
     assert "> done      stopReason stop" in out
 
 
+@pytest.mark.integration
 def test_live_failure_is_classified(monkeypatch, capsys):
     """A failing live call prints the error and its classification and exits 1."""
     monkeypatch.setenv("MISTRAL_API_KEY", "bad-key")
@@ -154,6 +159,7 @@ def _run(*argv):
     )
 
 
+@pytest.mark.integration
 def test_console_script_prints_its_version():
     """``llm-adapter --version`` prints the name and the installed distribution's version."""
     result = _run(str(CONSOLE_SCRIPT), "--version")
@@ -168,6 +174,7 @@ def test_console_script_prints_its_version():
         pytest.param((sys.executable, "-m", "adapter"), "python -m adapter", id="module"),
     ],
 )
+@pytest.mark.integration
 def test_help_names_the_command_as_it_was_run(argv, name):
     """``--help`` names the console script ``llm-adapter``, and the module ``python -m adapter``."""
     result = _run(*argv, "--help")

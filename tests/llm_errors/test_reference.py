@@ -2,10 +2,13 @@
 
 import pathlib
 
+import pytest
+
 from llm_errors import RULES
 from llm_errors._reference import render_rules_reference
 
 
+@pytest.mark.policy
 def test_docs_reference_is_up_to_date():
     """``docs/patterns.md`` equals what ``python -m llm_errors._reference`` generates."""
     path = pathlib.Path(__file__).parents[2] / "docs" / "patterns.md"

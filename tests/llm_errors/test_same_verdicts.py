@@ -95,6 +95,7 @@ def test_classify_gives_the_recorded_verdicts():
 @pytest.mark.parametrize(
     "options", [pytest.param((), id="one-job"), pytest.param(("--jobs", "3"), id="three-jobs")]
 )
+@pytest.mark.integration
 def test_cli_gives_the_recorded_findings(options, blocks, monkeypatch):
     """``llm-errors classify --format jsonl`` finds and routes what the recorded engine did.
 

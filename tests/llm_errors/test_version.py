@@ -7,6 +7,8 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+import pytest
+
 import llm_errors
 from llm_errors import _version
 
@@ -34,6 +36,7 @@ def test_not_installed_is_unknown(monkeypatch):
         _version.distribution_version.cache_clear()
 
 
+@pytest.mark.integration
 def test_the_version_is_read_only_when_asked():
     """Importing ``llm_errors``, ``llm_retry`` or the CLI does not import ``importlib.metadata``.
 
@@ -52,6 +55,7 @@ def test_the_version_is_read_only_when_asked():
     assert result.stdout.strip() == metadata.version("llm-resilience")
 
 
+@pytest.mark.integration
 def test_source_tree_never_installed(tmp_path):
     """Imported from ``src/`` with the dependencies but no ``llm-resilience`` metadata."""
     packages = tmp_path / "site"

@@ -266,6 +266,12 @@ def _running(make):
     server.stop()
 
 
+@pytest.fixture
+def redis_running():
+    """The function the Redis fixtures start their servers through, to test it alone."""
+    return _running
+
+
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory):
     """One redis-server for the session (tests keep apart by key prefix)."""

@@ -564,6 +564,7 @@ def test_from_env_reads_a_scope():
 # --- the Mistral adapter names its scope ----------------------------------------------------
 
 
+@pytest.mark.integration
 def test_mistral_adapter_calls_share_the_models_scope(clock):
     """A 429 from Mistral cools down ``mistral:<model id>``, over real loopback HTTP."""
     from adapter import Context, MistralAdapterSync, get_model

@@ -279,6 +279,7 @@ def test_a_hook_must_be_callable():
         set_on_retry_hooks([1])
 
 
+@pytest.mark.integration
 def test_without_the_extras_nothing_is_imported(without_extras):
     """With the extras unimportable, retries work, no hook is active and nothing is imported."""
     script = without_extras + textwrap.dedent(

@@ -18,6 +18,8 @@ from llm_errors import RateLimitError
 from llm_retry import GiveUpReason, RetryBudget, RetryPolicy, retry_info
 from llm_retry.redis import RedisCoordination
 
+pytestmark = pytest.mark.integration
+
 WORKER = Path(__file__).with_name("fleet_worker.py")
 SCOPE = "openai:gpt-4o"
 

@@ -9,6 +9,8 @@ from llm_errors import RateLimitError
 from llm_retry import GiveUpReason, RetryBudget, RetryPolicy, retry_info
 from llm_retry.redis import RedisCoordination
 
+pytestmark = pytest.mark.integration
+
 #: Scopes whose hash tags fall on different masters (checked by the first test).
 SCOPES = ("openai:gpt-4o", "mistral:mistral-small-latest", "google:gemini-2.5-flash")
 

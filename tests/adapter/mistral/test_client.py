@@ -61,6 +61,8 @@ from llm_errors import (
 )
 from llm_retry import GiveUpReason, RetryPolicy, instant_retries, retry_info
 
+pytestmark = pytest.mark.integration
+
 KEY = "test-key-for-the-fake"
 MODEL = "mistral-small-latest"
 WEATHER = Tool(

@@ -39,6 +39,8 @@ from adapter.testing import (
 from llm_errors import ErrorCode, LlmError, LlmTimeoutError, ProviderError, ServerError
 from llm_retry import RetryPolicy, instant_retries
 
+pytestmark = pytest.mark.integration
+
 KEY = "test-key-for-the-fake"
 MODEL = "mistral-small-latest"
 CONTEXT = Context(messages=[UserMessage(content="Hi", timestamp=1)])

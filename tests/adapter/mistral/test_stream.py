@@ -173,65 +173,75 @@ def test_event_sequence_snapshot(name, snapshot):
 # --- invariants over every fixture ------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, id=name) for name in ALL_FIXTURES])
-def test_event_order_follows_the_content_model(name):
+def test_event_order_follows_the_content_model(table):
     """``start`` first; per block ``*_start``, deltas, ``*_end``; one block open at a time."""
-    run = run_fixture(name)
-    kinds = [event.type for event in run.events]
-    assert kinds[0] == "start"
-    assert kinds[-1] in {"done", "error"}
-    assert kinds.count("start") == 1
-    assert sum(kind in {"done", "error"} for kind in kinds) == 1
-    open_index = None
-    next_index = 0
-    for event in run.events[1:-1]:
-        family, _, phase = event.type.rpartition("_")
-        if phase == "start":
-            assert open_index is None, "a block opened before the previous one closed"
-            assert event.contentIndex == next_index
-            open_index = next_index
-            next_index += 1
-        else:
-            assert event.contentIndex == open_index
-            if phase == "end":
-                open_index = None
-        block = run.message.content[event.contentIndex]
-        assert (
-            block.type == {"text": "text", "thinking": "thinking", "toolcall": "toolCall"}[family]
-        )
-    if kinds[-1] == "done":
-        assert open_index is None
-        assert next_index == len(run.message.content)
+
+    def check(name):
+        run = run_fixture(name)
+        kinds = [event.type for event in run.events]
+        assert kinds[0] == "start"
+        assert kinds[-1] in {"done", "error"}
+        assert kinds.count("start") == 1
+        assert sum(kind in {"done", "error"} for kind in kinds) == 1
+        open_index = None
+        next_index = 0
+        for event in run.events[1:-1]:
+            family, _, phase = event.type.rpartition("_")
+            if phase == "start":
+                assert open_index is None, "a block opened before the previous one closed"
+                assert event.contentIndex == next_index
+                open_index = next_index
+                next_index += 1
+            else:
+                assert event.contentIndex == open_index
+                if phase == "end":
+                    open_index = None
+            block = run.message.content[event.contentIndex]
+            assert (
+                block.type
+                == {"text": "text", "thinking": "thinking", "toolcall": "toolCall"}[family]
+            )
+        if kinds[-1] == "done":
+            assert open_index is None
+            assert next_index == len(run.message.content)
+
+    table.check(((name, (name,)) for name in ALL_FIXTURES), check)
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, id=name) for name in ALL_FIXTURES])
-def test_every_event_holds_the_same_live_message(name):
+def test_every_event_holds_the_same_live_message(table):
     """No per-event copies: every event's ``partial`` (and the final message) is one object."""
-    run = run_fixture(name)
-    holder = {"done": "message", "error": "error"}
-    for event in run.events:
-        assert getattr(event, holder.get(event.type, "partial")) is run.message
-    if run.error is not None:
-        assert partial_of(run.error) is run.message
+
+    def check(name):
+        run = run_fixture(name)
+        holder = {"done": "message", "error": "error"}
+        for event in run.events:
+            assert getattr(event, holder.get(event.type, "partial")) is run.message
+        if run.error is not None:
+            assert partial_of(run.error) is run.message
+
+    table.check(((name, (name,)) for name in ALL_FIXTURES), check)
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, id=name) for name in SUCCESS])
-def test_deltas_add_up_to_the_final_blocks(name):
+def test_deltas_add_up_to_the_final_blocks(table):
     """Concatenated deltas equal each block's final text, thinking or argument JSON."""
-    run = run_fixture(name)
-    assert run.events[-1].type == "done"
-    deltas: dict[int, str] = {}
-    for event in run.events:
-        if event.type.endswith("_delta"):
-            deltas[event.contentIndex] = deltas.get(event.contentIndex, "") + event.delta
-    for index, block in enumerate(run.message.content):
-        if isinstance(block, TextContent):
-            assert deltas[index] == block.text
-        elif isinstance(block, ThinkingContent):
-            assert deltas[index] == block.thinking
-        else:
-            assert isinstance(block, ToolCall)
-            assert _json_or_empty(deltas.get(index, "")) == block.arguments
+
+    def check(name):
+        run = run_fixture(name)
+        assert run.events[-1].type == "done"
+        deltas: dict[int, str] = {}
+        for event in run.events:
+            if event.type.endswith("_delta"):
+                deltas[event.contentIndex] = deltas.get(event.contentIndex, "") + event.delta
+        for index, block in enumerate(run.message.content):
+            if isinstance(block, TextContent):
+                assert deltas[index] == block.text
+            elif isinstance(block, ThinkingContent):
+                assert deltas[index] == block.thinking
+            else:
+                assert isinstance(block, ToolCall)
+                assert _json_or_empty(deltas.get(index, "")) == block.arguments
+
+    table.check(((name, (name,)) for name in SUCCESS), check)
 
 
 def _json_or_empty(text: str) -> Any:

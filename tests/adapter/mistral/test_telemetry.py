@@ -112,6 +112,7 @@ OPTIONS = StreamOptions(temperature=0.3, top_p=0.9, max_tokens=64, random_seed=7
 
 
 @pytest.mark.parametrize("use_async", SYNC_AND_ASYNC)
+@pytest.mark.integration
 def test_one_client_span_in_the_genai_conventions(otel, use_async):
     """Name, kind and every attribute of a successful call's span."""
     exporter = otel.exporter
@@ -146,6 +147,7 @@ def test_one_client_span_in_the_genai_conventions(otel, use_async):
     assert list(span.events) == []
 
 
+@pytest.mark.integration
 def test_only_parameters_that_were_set(otel):
     """A call without options carries no ``gen_ai.request.*`` parameter."""
     exporter = otel.exporter
@@ -158,6 +160,7 @@ def test_only_parameters_that_were_set(otel):
 
 
 @pytest.mark.parametrize("use_async", SYNC_AND_ASYNC)
+@pytest.mark.integration
 def test_genai_metrics(otel, use_async):
     """Duration, token usage (input and output) and time to first chunk, with their attributes."""
     with FakeMistral(reply(), default=None) as fake:
@@ -187,6 +190,7 @@ def test_genai_metrics(otel, use_async):
 
 
 @pytest.mark.parametrize("use_async", SYNC_AND_ASYNC)
+@pytest.mark.integration
 def test_retries_are_events_on_the_one_call_span(otel, use_async):
     """A retried call is one span, and each retry is a ``retry`` event on it."""
     exporter = otel.exporter
@@ -209,6 +213,7 @@ def test_retries_are_events_on_the_one_call_span(otel, use_async):
 
 
 @pytest.mark.parametrize("use_async", SYNC_AND_ASYNC)
+@pytest.mark.integration
 def test_a_failed_call_is_an_error_span(otel, use_async):
     """A 401: status ERROR, ``error.type`` the code, a give-up event, and no message text."""
     exporter = otel.exporter
@@ -229,6 +234,7 @@ def test_a_failed_call_is_an_error_span(otel, use_async):
     assert otel.points("gen_ai.client.token.usage") == []
 
 
+@pytest.mark.integration
 def test_never_raise_still_marks_the_span(otel):
     """With ``never_raise`` the stream ends in an ``error`` event and the span is an error."""
     exporter = otel.exporter
@@ -242,6 +248,7 @@ def test_never_raise_still_marks_the_span(otel):
     )
 
 
+@pytest.mark.integration
 def test_closing_early_is_aborted_and_closing_after_done_is_not(otel):
     """``break`` before the end gives ``ABORTED``; closing after ``done`` is a success."""
     exporter = otel.exporter
@@ -266,6 +273,7 @@ def test_closing_early_is_aborted_and_closing_after_done_is_not(otel):
     assert "error.type" not in finished.attributes
 
 
+@pytest.mark.integration
 def test_async_cancellation_ends_the_span(otel):
     """A cancelled task ends the span as ``ABORTED``; the ``CancelledError`` propagates."""
     exporter = otel.exporter
@@ -286,6 +294,7 @@ def test_async_cancellation_ends_the_span(otel):
     assert span.attributes["error.type"] == "ABORTED"
 
 
+@pytest.mark.integration
 def test_spans_per_call_never_per_delta(otel):
     """A 500-delta stream is one span with no events."""
     exporter = otel.exporter
@@ -297,6 +306,7 @@ def test_spans_per_call_never_per_delta(otel):
 
 
 @pytest.mark.parametrize("use_async", SYNC_AND_ASYNC)
+@pytest.mark.integration
 def test_no_content_prompt_or_key_by_default(otel, use_async):
     """Neither the key, the system prompt, the prompt nor the reply is in any span or metric."""
     with instant_retries(), FakeMistral(Reply(429, RATE_LIMITED), reply(), default=None) as fake:
@@ -307,6 +317,7 @@ def test_no_content_prompt_or_key_by_default(otel, use_async):
         assert sentinel not in dumped
 
 
+@pytest.mark.integration
 def test_content_capture_is_opt_in_and_redacted(otel, monkeypatch):
     """With the conventions' opt-in the messages are recorded, with secrets redacted."""
     exporter = otel.exporter
@@ -377,6 +388,7 @@ def test_error_type_mapping():
     assert issubclass(RateLimitError, LlmError)
 
 
+@pytest.mark.integration
 def test_configure_uses_the_given_providers(monkeypatch, otel_sdk):
     """``configure`` swaps the providers; ``configure()`` goes back to the global ones."""
     monkeypatch.setattr(telemetry, "_telemetry", telemetry._UNRESOLVED)
@@ -390,6 +402,7 @@ def test_configure_uses_the_given_providers(monkeypatch, otel_sdk):
     assert len(otel_sdk.exporter.get_finished_spans()) == 1
 
 
+@pytest.mark.integration
 def test_without_opentelemetry_nothing_is_imported_or_wrapped(without_extras):
     """With the extras unimportable, calls and retries work and the events are not wrapped."""
     script = without_extras + textwrap.dedent(
@@ -543,6 +556,7 @@ def test_without_opentelemetry_the_events_pass_untouched(no_opentelemetry):
     assert telemetry._telemetry is None
 
 
+@pytest.mark.integration
 def test_nothing_is_wrapped_until_a_provider_is_configured():
     """With the API's proxy providers the events pass untouched; an SDK provider turns it on."""
     script = textwrap.dedent(
@@ -573,6 +587,7 @@ def test_nothing_is_wrapped_until_a_provider_is_configured():
     assert result.stdout.strip() == "OK"
 
 
+@pytest.mark.integration
 def test_a_tracer_provider_alone_turns_it_on():
     """A configured global tracer provider is seen on the next call (subprocess: set once)."""
     script = textwrap.dedent(
@@ -596,6 +611,7 @@ def test_a_tracer_provider_alone_turns_it_on():
     assert result.stdout.strip() == "OK"
 
 
+@pytest.mark.integration
 def test_a_stream_that_fails_after_its_first_event(otel):
     """The call span is an error; the ``stream_started`` give-up goes to the caller's span."""
     exporter = otel.exporter

@@ -55,6 +55,8 @@ from adapter.testing import (
 from adapter.testing import _process as _fake_process
 from adapter.testing import _server as _fake_server
 
+pytestmark = pytest.mark.integration
+
 BODY = {"model": "mistral-small-latest", "messages": [{"role": "user", "content": "hi"}]}
 
 

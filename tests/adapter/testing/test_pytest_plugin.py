@@ -10,6 +10,8 @@ import pytest
 
 from adapter.testing import FakeMistral, text_reply
 
+pytestmark = pytest.mark.integration
+
 PYPROJECT = Path(__file__).resolve().parents[3] / "pyproject.toml"
 PLUGIN = "adapter.testing._pytest_plugin"
 

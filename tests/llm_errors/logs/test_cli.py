@@ -365,6 +365,7 @@ def test_sample_jsonl_demo(capsys):
     assert len(records(out)) >= 5
 
 
+@pytest.mark.integration
 def test_module_runs_as_a_process():
     """``python -m llm_errors`` works as a real process: output, summary and status."""
     done = subprocess.run(  # noqa: S603 -- our own module, fixed arguments
@@ -379,6 +380,7 @@ def test_module_runs_as_a_process():
     assert done.stderr.startswith("llm-errors: 1 file, ")
 
 
+@pytest.mark.integration
 def test_closed_stdout_ends_quietly(tmp_path):
     """When the reader goes away (``| head``) the run stops with 141 and no traceback."""
     path = tmp_path / "big.log"

@@ -380,6 +380,7 @@ def screenshot(page, png, profile):
     return decode_png(png.read_bytes())
 
 
+@pytest.mark.integration
 def test_chart_drawn_in_chromium(capsys, tmp_path):
     """Headless Chromium draws the chart: bars of every code inside the plot's box."""
     status, _, page = report(capsys, tmp_path, str(SAMPLE_LOG))

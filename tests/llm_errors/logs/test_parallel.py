@@ -10,6 +10,8 @@ import pytest
 from llm_errors.logs import _context, _parallel, _report_command
 from llm_errors.logs._cli import main
 
+pytestmark = pytest.mark.integration
+
 SAMPLE_LOG = Path(__file__).parents[3] / "examples" / "sample.log"
 SAMPLE_JSONL = Path(__file__).parents[3] / "examples" / "sample.jsonl"
 

@@ -91,6 +91,7 @@ def _log(tmp_path, message, *, copies=1):
         pytest.param((DEEPCHAT, SPACED_RULES, "RATE_LIMIT"), id="no-triggers"),
     ],
 )
+@pytest.mark.integration
 def test_a_line_only_a_user_rule_matches_is_found(
     capsys, tmp_path, rules_file, monkeypatch, *, blocks, jobs, case
 ):

@@ -73,6 +73,7 @@ def test_another_trigger_analysis_reads_another_table(tmp_path, monkeypatch):
     assert len(list((tmp_path / "cache").glob("triggers-*.json"))) == 2
 
 
+@pytest.mark.integration
 def test_the_command_line_loads_the_stored_triggers(tmp_path, monkeypatch):
     """A second run derives no trigger: the classifier's come from the table."""
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))

@@ -44,19 +44,22 @@ def test_every_stdlib_row_by_identity(row):
     assert (result.code, result.rule, result.layer) == (row.code, row.id, Layer.EXCEPTION)
 
 
-@pytest.mark.parametrize("row", [pytest.param(r, id=r.name) for r in NAMED_ROWS])
-def test_every_named_row_by_qualified_name(row):
+def test_every_named_row_by_qualified_name(table):
     """A class carrying a row's qualified name is found without importing its library."""
-    exc = fake_exception(row.name)("boom")
-    assert lookup_exception(exc) is row
-    result = classify(exc)
-    if row.kind == "status":
-        expected = (
-            None if row.status is None else status_rule(row.status)
-        )  # the status decides; without one there is no evidence
-        assert result.rule == (expected or "fallback")
-    else:
-        assert (result.code, result.rule) == (row.code, row.id)
+
+    def check(row):
+        exc = fake_exception(row.name)("boom")
+        assert lookup_exception(exc) is row
+        result = classify(exc)
+        if row.kind == "status":
+            expected = (
+                None if row.status is None else status_rule(row.status)
+            )  # the status decides; without one there is no evidence
+            assert result.rule == (expected or "fallback")
+        else:
+            assert (result.code, result.rule) == (row.code, row.id)
+
+    table.check(((row.name, (row,)) for row in NAMED_ROWS), check)
 
 
 @pytest.mark.parametrize(
@@ -271,6 +274,7 @@ def _status_429(conn, stop):
     )
 
 
+@pytest.mark.integration
 def test_refused_connection_is_transport():
     """httpx.ConnectError from a closed port on 127.0.0.1 is TRANSPORT."""
     httpx = pytest.importorskip("httpx")
@@ -282,6 +286,7 @@ def test_refused_connection_is_transport():
     )
 
 
+@pytest.mark.integration
 def test_server_hanging_up_is_transport(server):
     """A server that closes without answering gives RemoteProtocolError: TRANSPORT."""
     httpx = pytest.importorskip("httpx")
@@ -291,6 +296,7 @@ def test_server_hanging_up_is_transport(server):
     assert classify(info.value).code is E.TRANSPORT
 
 
+@pytest.mark.integration
 def test_read_timeout_is_timeout(server):
     """A server that never answers gives ReadTimeout: TIMEOUT."""
     httpx = pytest.importorskip("httpx")
@@ -300,6 +306,7 @@ def test_read_timeout_is_timeout(server):
     assert classify(info.value).code is E.TIMEOUT
 
 
+@pytest.mark.integration
 def test_stream_dropped_mid_body_is_transport(server):
     """A chunked stream cut mid-body fails while iterating: TRANSPORT."""
     httpx = pytest.importorskip("httpx")
@@ -313,6 +320,7 @@ def test_stream_dropped_mid_body_is_transport(server):
     assert classify(info.value).code is E.TRANSPORT
 
 
+@pytest.mark.integration
 def test_raise_for_status_reads_the_body_and_headers(server):
     """``raise_for_status`` on a 429 with ``insufficient_quota`` is QUOTA_EXCEEDED."""
     httpx = pytest.importorskip("httpx")

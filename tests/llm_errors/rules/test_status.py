@@ -20,17 +20,21 @@ from llm_errors._rules.status import (
 BY_ID = {rule.id: rule for rule in RULES}
 
 
-@pytest.mark.parametrize(("status", "rule_id"), sorted(STATUS_RULES.items()))
-def test_every_status_row(status, rule_id):
+def test_every_status_row(table):
     """Each listed status maps to an existing rule, and a body with it is decided by it."""
-    assert rule_id in BY_ID
-    result = classify({"status": status})
-    assert (result.rule, result.code, result.status, result.layer) == (
-        rule_id,
-        BY_ID[rule_id].code,
-        status,
-        Layer.STATUS,
-    )
+
+    def check(status, rule_id):
+        assert rule_id in BY_ID
+        result = classify({"status": status})
+        assert (result.rule, result.code, result.status, result.layer) == (
+            rule_id,
+            BY_ID[rule_id].code,
+            status,
+            Layer.STATUS,
+        )
+
+    rows = sorted(STATUS_RULES.items())
+    table.check(((str(status), (status, rule_id)) for status, rule_id in rows), check)
 
 
 @pytest.mark.parametrize(
@@ -49,12 +53,15 @@ def test_unlisted_statuses_fall_back_by_class(status, expected):
     assert status_rule(status) == expected
 
 
-@pytest.mark.parametrize(("value", "rule_id"), sorted(BODY_TYPES.items()))
-def test_every_body_type_row(value, rule_id):
+def test_every_body_type_row(table):
     """Each provider type/code maps to an existing rule and decides a body holding it."""
-    assert rule_id in BY_ID
-    result = classify({"error": {"type": value}})
-    assert (result.rule, result.layer) == (rule_id, Layer.STATUS)
+
+    def check(value, rule_id):
+        assert rule_id in BY_ID
+        result = classify({"error": {"type": value}})
+        assert (result.rule, result.layer) == (rule_id, Layer.STATUS)
+
+    table.check(((value, (value, rule_id)) for value, rule_id in sorted(BODY_TYPES.items())), check)
 
 
 # Values that mean something only in their field (a finish reason of SAFETY, a gRPC
@@ -71,17 +78,25 @@ STRUCTURED_ONLY = {
 }
 
 
-@pytest.mark.parametrize(
-    ("value", "rule_id"),
-    [(v, r) for v, r in sorted(BODY_TYPES.items()) if not v.isdigit() and v not in STRUCTURED_ONLY],
-)
-def test_body_types_are_also_matched_in_text(value, rule_id):
+def test_body_types_are_also_matched_in_text(table):
     """The wording rule a type maps to recognises that type in flattened text too."""
-    pattern = BY_ID[rule_id].pattern
-    assert any(
-        regex.search(pattern, candidate, FLAGS)
-        for candidate in (value, value.upper(), value.title().replace("_", ""))
-    ), (value, rule_id)
+
+    def check(value, rule_id):
+        pattern = BY_ID[rule_id].pattern
+        assert any(
+            regex.search(pattern, candidate, FLAGS)
+            for candidate in (value, value.upper(), value.title().replace("_", ""))
+        ), rule_id
+
+    rows = sorted(BODY_TYPES.items())
+    table.check(
+        (
+            (value, (value, rule_id))
+            for value, rule_id in rows
+            if not value.isdigit() and value not in STRUCTURED_ONLY
+        ),
+        check,
+    )
 
 
 @pytest.mark.parametrize(

@@ -15,11 +15,10 @@ Each test module here names one SDK and defines, as plain data:
 
 The tests are written once, here (:data:`SHARED_TESTS`), and collected in every module
 of the folder as if it defined them (:func:`pytest_shared_tests`), so a module
-holds only its data and its SDK glue. ``pytest_generate_tests`` crosses the cases with
-the forms (the exception object, its ``str()``, and its log line
-``module.Qualname: message``), or lists the cases alone for a test that takes no
-``form``; the ``raised`` fixture provokes each case once per module and checks that the
-request reached the server exactly once.
+holds only its data and its SDK glue. One test checks the whole table: every case
+crossed with the forms (the exception object, its ``str()``, and its log line
+``module.Qualname: message``), naming each failing row; the ``raised`` fixture provokes
+each case once per module and checks that the request reached the server exactly once.
 Everything listens on 127.0.0.1 only, and every wait and loop is bounded.
 """
 
@@ -299,27 +298,6 @@ FORMS: dict[str, Callable[[BaseException], object]] = {
 }
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Cross a module's ``CASES`` with the three forms, marking its ``XFAIL`` entries."""
-    if "case_id" not in metafunc.fixturenames:
-        return
-    cases: Mapping[str, object] = metafunc.module.CASES
-    if "form" not in metafunc.fixturenames:
-        metafunc.parametrize("case_id", [pytest.param(c, id=c) for c in cases])
-        return
-    xfails: Mapping[tuple[str, str], str] = metafunc.module.XFAIL
-    unknown = set(xfails) - {(c, f) for c in cases for f in FORMS}
-    if unknown:
-        raise ValueError(f"XFAIL names unknown cases: {sorted(unknown)}")
-    params = []
-    for case_id in cases:
-        for name, form in FORMS.items():
-            reason = xfails.get((case_id, name))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            params.append(pytest.param(case_id, form, id=f"{case_id}-{name}", marks=marks))
-    metafunc.parametrize(("case_id", "form"), params)
-
-
 @pytest.fixture(scope="module")
 def raised(request: pytest.FixtureRequest) -> Callable[[str], BaseException]:
     """The exception the module's SDK raises for a case, provoked once per module."""
@@ -341,34 +319,38 @@ def raised(request: pytest.FixtureRequest) -> Callable[[str], BaseException]:
     return get
 
 
-@pytest.fixture
-def case(request: pytest.FixtureRequest, case_id: str) -> tuple[Any, str, Mapping[str, Any]]:
-    """The module's ``CASES`` row: (expected code, the type the SDK raises, reply spec)."""
-    row: tuple[Any, str, Mapping[str, Any]] = request.module.CASES[case_id]
-    return row
-
-
 # ------------------------------------------------------------------- the shared tests
+@pytest.mark.integration
 def test_each_fault_in_each_form(
-    raised: Callable[[str], BaseException],
-    case_id: str,
-    case: tuple[Any, str, Mapping[str, Any]],
-    form: Callable[[BaseException], object],
+    raised: Callable[[str], BaseException], table: Any, request: pytest.FixtureRequest
 ) -> None:
-    """The SDK's exception, its str() and its log line are routed to the policy's code."""
-    expected, _, _ = case
-    assert classify(form(raised(case_id))).code is expected
+    """Each fault comes back as the SDK's own type, routed to the policy's code in every form.
+
+    The type pins the SDK's behaviour; the exception, its str() and its log line must each
+    classify to the case's code, but for the module's ``XFAIL`` entries, which must still
+    be wrong (a fixed rule turns the row red until its entry is removed).
+    """
+    module = request.module
+    cases: Mapping[str, tuple[Any, str, Mapping[str, Any]]] = module.CASES
+    xfails: Mapping[tuple[str, str], str] = module.XFAIL
+    unknown = set(xfails) - {(c, f) for c in cases for f in FORMS}
+    assert not unknown, f"XFAIL names unknown cases: {sorted(unknown)}"
+
+    def check(case_id: str, form: str) -> None:
+        expected, name, _ = cases[case_id]
+        exc = raised(case_id)
+        assert f"{type(exc).__module__}.{type(exc).__qualname__}" == name
+        code = classify(FORMS[form](exc)).code
+        reason = xfails.get((case_id, form))
+        if reason is None:
+            assert code is expected, code
+        else:
+            assert code is not expected, f"fixed ({reason}): remove it from XFAIL"
+
+    table.check(((f"{c}-{f}", (c, f)) for c in cases for f in FORMS), check)
 
 
-def test_the_sdk_raises_its_own_type(
-    raised: Callable[[str], BaseException], case_id: str, case: tuple[Any, str, Mapping[str, Any]]
-) -> None:
-    """Each fault comes back as the type the table is keyed on (pins the SDK's behaviour)."""
-    _, name, _ = case
-    exc = raised(case_id)
-    assert f"{type(exc).__module__}.{type(exc).__qualname__}" == name
-
-
+@pytest.mark.integration
 def test_retry_after_header_is_read_from_the_exception(
     raised: Callable[[str], BaseException], request: pytest.FixtureRequest
 ) -> None:
@@ -380,7 +362,6 @@ def test_retry_after_header_is_read_from_the_exception(
 #: Each shared test, and the module-level name a module must define to get it.
 SHARED_TESTS: dict[Callable[..., None], str] = {
     test_each_fault_in_each_form: "CASES",
-    test_the_sdk_raises_its_own_type: "CASES",
     test_retry_after_header_is_read_from_the_exception: "RETRY_AFTER",
 }
 

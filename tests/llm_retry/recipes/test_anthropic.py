@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+pytestmark = pytest.mark.integration
+
 anthropic = pytest.importorskip("anthropic")
 
 MESSAGE = {

@@ -16,6 +16,8 @@ from botocore.exceptions import ClientError
 
 from llm_errors import TransportError
 
+pytestmark = pytest.mark.integration
+
 CONVERSE = {
     "output": {"message": {"role": "assistant", "content": [{"text": "Hello there"}]}},
     "stopReason": "end_turn",

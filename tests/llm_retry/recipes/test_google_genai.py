@@ -16,10 +16,13 @@ from google.genai import errors
 
 # google-genai subclasses aiohttp's ClientSession, which aiohttp warns about when the
 # client opens its session; the warning is the SDK's to fix, not this recipe's.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:Inheritance class AiohttpClientSession from ClientSession is discouraged"
-    ":DeprecationWarning"
-)
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.filterwarnings(
+        "ignore:Inheritance class AiohttpClientSession from ClientSession is discouraged"
+        ":DeprecationWarning"
+    ),
+]
 
 MODEL_PATH = "/v1/models/gemini-2.5-flash"
 

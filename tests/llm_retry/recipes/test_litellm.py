@@ -16,9 +16,12 @@ litellm = pytest.importorskip(
 )
 
 # pydantic warns about TypedDicts inside litellm on first use; that is litellm's to fix.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:Item.* on TypedDict class .* using the `ReadOnly` qualifier:UserWarning"
-)
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.filterwarnings(
+        "ignore:Item.* on TypedDict class .* using the `ReadOnly` qualifier:UserWarning"
+    ),
+]
 
 COMPLETION = {
     "id": "chatcmpl-1",

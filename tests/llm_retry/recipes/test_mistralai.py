@@ -4,6 +4,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration
+
 pytest.importorskip("mistralai")
 
 # A recorded Mistral stream (tests/adapter/mistral/fixtures): "3", then "00".

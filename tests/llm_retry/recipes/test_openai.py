@@ -2,6 +2,8 @@
 
 import pytest
 
+pytestmark = pytest.mark.integration
+
 openai = pytest.importorskip("openai")
 
 COMPLETION = {
