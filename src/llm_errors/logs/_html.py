@@ -17,7 +17,7 @@ from html import escape
 from typing import Final
 
 from llm_errors._taxonomy import DEFAULT_RETRYABLE_CODES, ErrorCode
-from llm_errors.logs._digest import Digest, Example, FileStats, Named
+from llm_errors.logs._digest import Digest, Excerpt, FileStats, Named
 from llm_errors.logs._timeline import Series
 
 __all__ = ["CODE_COLOURS", "PLOT_BACKGROUND", "render_html"]
@@ -160,9 +160,9 @@ def _code_cell(code: ErrorCode) -> str:
     return f'<td class="code">{_swatch(code)}{_e(code)}<span class="tag">{kind}</span></td>'
 
 
-def _examples(examples: Sequence[Example]) -> str:
+def _excerpts(excerpts: Sequence[Excerpt]) -> str:
     items = "".join(
-        f'<li><span class="where">{_e(x.where)}</span>{_e(x.message)}</li>' for x in examples
+        f'<li><span class="where">{_e(x.where)}</span>{_e(x.message)}</li>' for x in excerpts
     )
     return f'<td><ul class="ex">{items}</ul></td>'
 
@@ -430,7 +430,7 @@ def _codes(digest: Digest, series: Series) -> str:
             f'<tr data-code="{code}">{_code_cell(code)}<td class="num count">{_n(count)}</td>'
             f"<td class=num>{_share(count, tally.errors)}</td>"
             f'<td class="num retryable">{_share(retryable, count)}</td>'
-            f"{_sparkline(code, series)}{_examples(digest.code_examples[code])}</tr>"
+            f"{_sparkline(code, series)}{_excerpts(digest.code_excerpts[code])}</tr>"
         )
     rows.append(
         '<tr class="total"><td class="code">total</td>'
@@ -463,7 +463,7 @@ def _rules(digest: Digest, top: int) -> str:
     rows = [
         f'<tr data-rule="{_e(rule)}" data-code="{code}"><td class=rule>{_e(rule)}</td>'
         f"{_code_cell(code)}"
-        f'<td class="num count">{_n(count)}</td>{_examples(digest.rule_examples[rule, code])}</tr>'
+        f'<td class="num count">{_n(count)}</td>{_excerpts(digest.rule_excerpts[rule, code])}</tr>'
         for (rule, code), count in ranked[:top]
     ]
     head = [("rule", False), ("code", False), ("errors", True), ("examples (redacted)", False)]
@@ -504,7 +504,7 @@ def _providers(digest: Digest, top: int) -> str:
         f"<tr><td>{_e(provider or '—')}</td><td class=rule>{_e(model or '—')}</td>"
         f'<td class="num count">{_n(row.count)}</td>'
         f"<td class=num>{_share(row.retryable, row.count)}</td>"
-        f"{_chips(row)}{_examples(row.examples)}</tr>"
+        f"{_chips(row)}{_excerpts(row.excerpts)}</tr>"
         for (provider, model), row in ranked[:top]
     ]
     columns = [
@@ -537,7 +537,7 @@ def _unmatched(digest: Digest, top: int) -> str:
         note += " Counts are lower bounds: rare messages were pruned to bound memory."
     rows = [
         f'<tr><td class="num count">{_n(count)}</td><td class=msg>{_e(message)}</td>'
-        f"{_examples(digest.unmatched_examples.get(message, ()))}</tr>"
+        f"{_excerpts(digest.unmatched_excerpts.get(message, ()))}</tr>"
         for message, count in messages
     ]
     columns = [("errors", True), ("message (folded)", False), ("examples (redacted)", False)]
