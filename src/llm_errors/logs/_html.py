@@ -5,6 +5,9 @@ carries its CSS inline, draws its charts as inline SVG, runs no script, loads no
 font, image or stylesheet, and says so to the browser too (a Content-Security-Policy
 that forbids scripts and every fetch). Every piece of log text goes through
 :func:`html.escape`, and what comes from a log line is its redacted excerpt only.
+Bidirectional controls (a right-to-left override in a file name or a log line
+would reverse the dates and names after it) are shown as escapes such as
+``\u202e``, never obeyed.
 """
 
 from __future__ import annotations
@@ -90,12 +93,18 @@ svg.spark {{ display: block; }}
 footer {{ margin-top: 36px; color: #9ca3af; font-size: 12px; }}
 .plot {{ fill: {PLOT_BACKGROUND}; }}
 """
+# Unicode's Bidi_Control characters (ALM, LRM, RLM, LRE..RLO, LRI..PDI), shown escaped.
+_BIDI_CONTROLS: Final = {
+    char: f"\\u{char:04x}"
+    for char in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+}
 # No script, no fetch of any kind: the page is all there is.
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
 def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+    """``value`` as text of the page: markup escaped, bidirectional controls shown as escapes."""
+    return escape(str(value).translate(_BIDI_CONTROLS), quote=True)
 
 
 def _n(value: int) -> str:
