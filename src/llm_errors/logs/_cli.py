@@ -49,8 +49,6 @@ EXIT_UNREADABLE: Final = 3
 EXIT_INTERRUPTED: Final = 130
 EXIT_BROKEN_PIPE: Final = 141
 
-#: Problems of one kind printed per file; the rest are counted in the summary only.
-PROBLEMS_SHOWN: Final = 5
 _EXPLAIN_LIMIT: Final = 1 << 20  # characters read from stdin by `explain -`
 _WRITE_BATCH: Final = 1024  # JSON lines written at once
 
@@ -207,14 +205,10 @@ class _Run(Run):
 
     def __init__(self, args: argparse.Namespace, fmt: str) -> None:
         super().__init__(args, Tally(fail_on=frozenset(args.fail_on)), jsonl=fmt == "jsonl")
-        self._shown: dict[ProblemKind, int] = {}
         # Counted and written in batches: a Counter step and a list append per finding,
         # one tally update per distinct verdict and one write per batch.
         self._verdicts: Counter[Classification] = Counter()
         self._lines: list[str] = []
-
-    def begin(self, name: str) -> None:  # noqa: ARG002 - the hook's signature
-        self._shown = {}
 
     def finding(self, name: str, finding: Finding) -> None:
         self._verdicts[finding.classification] += 1
@@ -251,19 +245,7 @@ class _Run(Run):
     def problem(self, name: str, problem: Problem) -> None:
         """Count a problem, and print it unless this file already printed enough of its kind."""
         self.flush()  # what came before it first, for a reader of both streams
-        self.tally.add_problem(name, problem)
-        shown = self._shown.get(problem.kind, 0)
-        self._shown[problem.kind] = shown + 1
-        if shown > PROBLEMS_SHOWN:
-            return
-        if self.progress is not None:
-            self.progress.clear()
-        where = name if problem.line is None else f"{name}:{problem.line}"
-        if shown == PROBLEMS_SHOWN:
-            text = f"{name}: more {problem.kind}s follow, not shown (counted in the summary)"
-        else:
-            text = f"{where}: {problem.kind}: {problem.detail}"
-        print(f"llm-errors: {text}", file=sys.stderr)
+        self.print_problem(name, problem)
 
 
 def _classify_command(args: argparse.Namespace) -> int:

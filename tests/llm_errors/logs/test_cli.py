@@ -16,9 +16,9 @@ from llm_errors.logs._cli import (
     EXIT_OK,
     EXIT_UNREADABLE,
     EXIT_USAGE,
-    PROBLEMS_SHOWN,
     main,
 )
+from llm_errors.logs._run import PROBLEMS_SHOWN
 
 SAMPLE_LOG = Path(__file__).parents[3] / "examples" / "sample.log"
 SAMPLE_JSONL = Path(__file__).parents[3] / "examples" / "sample.jsonl"
