@@ -20,6 +20,7 @@ from typing import Final
 from llm_errors._classification import Classification, Layer
 from llm_errors._taxonomy import ErrorCode
 from llm_errors._version import VersionAction
+from llm_errors.logs._options import CommandParser, whole_number
 from llm_errors.logs._parallel import Findings
 from llm_errors.logs._report import (
     explanation_record,
@@ -83,7 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``llm-errors`` with ``argv`` (default: the process arguments); return the status."""
     parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        if extras:  # words argparse left over, to the command they were given to
+            usage: CommandParser = args.usage
+            usage.take_extras(args, extras)
         if getattr(args, "field", None) and args.input is InputMode.TEXT:
             args.usage.error("--field applies to JSON records; it cannot be used with --input text")
         if getattr(args, "fail_on", None) and (stray := _code_like_files(args)):
@@ -109,8 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def _parser() -> CommandParser:
+    parser = CommandParser(
         prog="llm-errors",
         description="Classify LLM call failures: find and route the errors in logs, "
         "or explain how one message is classified.",
@@ -146,7 +150,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     scan.add_argument(
         "--top",
-        type=int,
+        type=whole_number(1),
         default=10,
         metavar="N",
         help="unmatched messages listed in the table (default: 10)",
@@ -171,7 +175,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     explain.add_argument("--json", action="store_true", help="print one JSON object")
     add_rules_option(explain)
-    explain.set_defaults(command=_explain_command)
+    explain.set_defaults(command=_explain_command, usage=explain)
     add_report_command(commands.add_parser)
     add_rules_command(commands.add_parser)
     add_suggest_command(commands.add_parser)

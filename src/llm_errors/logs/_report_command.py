@@ -21,6 +21,7 @@ from typing import Final
 from llm_errors.logs._context import Dated, LineContext
 from llm_errors.logs._digest import Digest, FileStats
 from llm_errors.logs._html import render_html
+from llm_errors.logs._options import text, whole_number
 from llm_errors.logs._output import unwritable, write_whole
 from llm_errors.logs._report import summary_line
 from llm_errors.logs._rules_command import add_rules_option
@@ -70,13 +71,14 @@ def add_report_command(add_parser: Callable[..., argparse.ArgumentParser]) -> No
         "-o",
         "--output",
         required=True,
+        type=text("a path, or - for stdout"),
         metavar="PATH",
         help="where to write the HTML page ('-' writes it to stdout)",
     )
     add_input_options(report)
     report.add_argument(
         "--top",
-        type=int,
+        type=whole_number(1),
         default=15,
         metavar="N",
         help="rows in each ranked table: rules, providers and models, unmatched messages "

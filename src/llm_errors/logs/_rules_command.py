@@ -87,7 +87,7 @@ def add_rules_command(add_parser: Callable[..., argparse.ArgumentParser]) -> Non
         "(the message names the file, the rule and the field)",
     )
     check.add_argument("files", nargs="+", metavar="FILE", help="rules files (TOML)")
-    check.set_defaults(command=_check_command)
+    check.set_defaults(command=_check_command, usage=check)
 
 
 def _count(n: int, noun: str) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from llm_errors.logs import _feed, _parallel
 from llm_errors.logs._context import Dated
 from llm_errors.logs._feed import BlockFilter, Feeder, Watcher
 from llm_errors.logs._input import InputError, Source, open_source
+from llm_errors.logs._options import JOBS_LIMIT, choice, job_count, text
 from llm_errors.logs._parallel import Findings
 from llm_errors.logs._report import render_progress
 from llm_errors.logs._rules_command import classifier_for
@@ -38,28 +38,18 @@ PROBLEMS_SHOWN: Final = 5
 _PROGRESS_INTERVAL: Final = 0.25  # seconds between redraws
 
 
-def _jobs(value: str) -> int:
-    try:
-        jobs = int(value)
-    except ValueError:
-        jobs = -1
-    if jobs < 0:
-        msg = f"{value!r} is not a number of processes (0 or more)"
-        raise argparse.ArgumentTypeError(msg)
-    return jobs or os.cpu_count() or 1
-
-
 def add_input_options(parser: argparse.ArgumentParser) -> None:
     """``--input`` and ``--field``: how every command that reads logs reads their lines."""
     parser.add_argument(
         "--input",
-        type=InputMode,
+        type=choice(InputMode),
         choices=list(InputMode),
         default=InputMode.AUTO,
         help="line format: auto (JSON where a line starts with '{'), text or jsonl (default: auto)",
     )
     parser.add_argument(
         "--field",
+        type=text("a dotted path such as error.message"),
         metavar="PATH",
         help="dotted path to the message in each JSON record, e.g. error.message "
         "(default: classify the whole record)",
@@ -77,11 +67,11 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--jobs",
-        type=_jobs,
+        type=job_count,
         default=1,
         metavar="N",
         help="processes for a large file (8 MiB or more, not gzip or stdin), merged in "
-        "input order; 0 = one per core (default: 1)",
+        f"input order; 0 = one per core; at most {JOBS_LIMIT} (default: 1)",
     )
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from llm_errors._taxonomy import ErrorCode
+from llm_errors.logs._options import text, whole_number
 from llm_errors.logs._output import unwritable, write_whole
 from llm_errors.logs._report import summary_line
 from llm_errors.logs._rules_command import add_rules_option
@@ -201,11 +202,16 @@ def add_suggest_command(add_parser: Callable[..., argparse.ArgumentParser]) -> N
     )
     suggest.add_argument("files", nargs="*", metavar="FILE", help="log files; '-' or none: stdin")
     suggest.add_argument(
-        "-o", "--output", required=True, metavar="PATH", help="the rules file ('-': stdout)"
+        "-o",
+        "--output",
+        required=True,
+        type=text("a path, or - for stdout"),
+        metavar="PATH",
+        help="the rules file ('-': stdout)",
     )
     add_input_options(suggest)
     suggest.add_argument(
-        "--top", type=int, default=10, metavar="N", help="rules suggested (default: 10)"
+        "--top", type=whole_number(1), default=10, metavar="N", help="rules suggested (default: 10)"
     )
     add_rules_option(suggest)
     # One process, no progress bar: the Run's options, fixed.
