@@ -5,11 +5,16 @@ as the matcher compiles it, and every example must be classified *by its rule*,
 with its rule's code, by a classifier that has the file's rules in place (so a
 rule placed too low, or a pattern that misses its own example, is caught when the
 file is loaded, not in production).
+
+Loading (:func:`load_rules`, :func:`load_rule_files`) stops at the first error;
+:func:`check_rule_files`, for ``llm-errors rules check``, finds them all: each bad
+rule is left out with its error and the others are checked on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import regex as _re
@@ -17,31 +22,72 @@ import regex as _re
 from llm_errors._classify import Classifier
 from llm_errors._match.matcher import FLAGS, TextMatcher
 from llm_errors._rules.patterns import Rule
-from llm_errors._rules.user import RULES_FILE_LIMIT, RulesFileError, parse_rules
+from llm_errors._rules.user import RULES_FILE_LIMIT, RulesFileError, read_rules
 
-__all__ = ["check_rules", "load_rule_files", "load_rules", "rules_from_toml"]
+__all__ = [
+    "FileCheck",
+    "check_rule_files",
+    "check_rules",
+    "load_rule_files",
+    "load_rules",
+    "rules_from_toml",
+]
 
 
 def _fail(rule: Rule, field: str, detail: str) -> RulesFileError:
     return RulesFileError(detail, file=rule.origin or "<rules>", rule=repr(rule.id), field=field)
 
 
-def _check_pattern(rule: Rule) -> None:
-    """The pattern compiles as the matcher compiles it, and cannot match an empty text."""
+def _pattern_problem(rule: Rule) -> RulesFileError | None:
+    """Whether the pattern compiles as the matcher compiles it and cannot match an empty text."""
     try:
         compiled = _re.compile(rule.pattern, FLAGS)
     except _re.error as exc:  # the message and position, never the pattern
         # ``regex.error`` has ``msg`` and ``pos`` as ``re.error`` does (its stubs omit them).
         msg, pos = getattr(exc, "msg", str(exc)), getattr(exc, "pos", None)
         where = "" if pos is None else f" at position {pos}"
-        raise _fail(rule, "pattern", f"does not compile: {msg}{where}") from None
+        return _fail(rule, "pattern", f"does not compile: {msg}{where}")
     try:
         TextMatcher((rule,))  # global inline flags, backreferences
     except ValueError as exc:
-        detail = str(exc).removeprefix(f"rule {rule.id!r}: ")
-        raise _fail(rule, "pattern", detail) from None
+        return _fail(rule, "pattern", str(exc).removeprefix(f"rule {rule.id!r}: "))
     if compiled.search("") is not None:
-        raise _fail(rule, "pattern", "matches an empty text, so it would match every line")
+        return _fail(rule, "pattern", "matches an empty text, so it would match every line")
+    return None
+
+
+def _check(rules: Sequence[Rule]) -> tuple[Classifier, tuple[Rule, ...], list[RulesFileError]]:
+    """The classifier with the rules whose pattern is right, the rules that pass, the problems.
+
+    A rule passes when its pattern is right and each of its examples is decided by
+    it, with its code, by that classifier.
+    """
+    problems: list[RulesFileError] = []
+    compiled: list[Rule] = []
+    for rule in rules:
+        if (problem := _pattern_problem(rule)) is None:
+            compiled.append(rule)
+        else:
+            problems.append(problem)
+    classifier = Classifier(extra_rules=compiled)
+    passed: list[Rule] = []
+    for rule in compiled:
+        missed = [
+            _fail(
+                rule,
+                f"examples[{number}]",
+                f"is classified {verdict.code.name} by rule {verdict.rule!r}, not "
+                f"{rule.code.name} by this rule (the pattern misses it, or a rule "
+                "placed before this one decides it)",
+            )
+            for number, example in enumerate(rule.examples)
+            if (verdict := classifier.classify(example.text)).rule != rule.id
+            or verdict.code is not rule.code
+        ]
+        problems += missed
+        if not missed:
+            passed.append(rule)
+    return classifier, tuple(passed), problems
 
 
 def check_rules(rules: Sequence[Rule]) -> Classifier:
@@ -54,20 +100,9 @@ def check_rules(rules: Sequence[Rule]) -> Classifier:
 
     .. versionadded:: 0.2.0
     """
-    for rule in rules:
-        _check_pattern(rule)
-    classifier = Classifier(extra_rules=rules)
-    for rule in rules:
-        for number, example in enumerate(rule.examples):
-            verdict = classifier.classify(example.text)
-            if verdict.rule != rule.id or verdict.code is not rule.code:
-                raise _fail(
-                    rule,
-                    f"examples[{number}]",
-                    f"is classified {verdict.code.name} by rule {verdict.rule!r}, not "
-                    f"{rule.code.name} by this rule (the pattern misses it, or a rule "
-                    "placed before this one decides it)",
-                )
+    classifier, _, problems = _check(rules)
+    if problems:
+        raise problems[0]
     return classifier
 
 
@@ -79,9 +114,45 @@ def rules_from_toml(text: str, *, name: str = "<rules>") -> tuple[Rule, ...]:
 
     .. versionadded:: 0.2.0
     """
-    rules = parse_rules(text, name=name)
+    rules, problems = read_rules(text, name=name)
+    if problems:
+        raise problems[0]
     check_rules(rules)
     return rules
+
+
+@dataclass(frozen=True, slots=True)
+class FileCheck:
+    """One rules file checked alone: the rules that pass, and what is wrong with the others.
+
+    .. versionadded:: 0.3.0
+    """
+
+    path: str
+    rules: tuple[Rule, ...]
+    problems: tuple[RulesFileError, ...]
+
+
+def _check_file(path: str | Path) -> FileCheck:
+    name = str(path)
+
+    def failed(detail: str) -> FileCheck:
+        return FileCheck(name, (), (RulesFileError(detail, file=name, rule=None, field=None),))
+
+    try:
+        with Path(path).open("rb") as stream:
+            data = stream.read(RULES_FILE_LIMIT + 1)
+    except OSError as exc:
+        return failed(f"cannot be read: {exc.strerror or type(exc).__name__}")
+    if len(data) > RULES_FILE_LIMIT:
+        return failed(f"is over the limit of {RULES_FILE_LIMIT} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return failed(f"is not UTF-8 (byte {exc.start})")
+    rules, problems = read_rules(text, name=name)
+    _, passed, missed = _check(rules)
+    return FileCheck(name, passed, (*problems, *missed))
 
 
 def load_rules(path: str | Path) -> tuple[Rule, ...]:
@@ -92,22 +163,38 @@ def load_rules(path: str | Path) -> tuple[Rule, ...]:
 
     .. versionadded:: 0.2.0
     """
-    name = str(path)
-    try:
-        with Path(path).open("rb") as stream:
-            data = stream.read(RULES_FILE_LIMIT + 1)
-    except OSError as exc:
-        detail = f"cannot be read: {exc.strerror or type(exc).__name__}"
-        raise RulesFileError(detail, file=name, rule=None, field=None) from None
-    if len(data) > RULES_FILE_LIMIT:
-        detail = f"is over the limit of {RULES_FILE_LIMIT} bytes"
-        raise RulesFileError(detail, file=name, rule=None, field=None)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        detail = f"is not UTF-8 (byte {exc.start})"
-        raise RulesFileError(detail, file=name, rule=None, field=None) from None
-    return rules_from_toml(text, name=name)
+    check = _check_file(path)
+    if check.problems:
+        raise check.problems[0]
+    return check.rules
+
+
+def check_rule_files(
+    paths: Iterable[str | Path],
+) -> tuple[tuple[FileCheck, ...], tuple[RulesFileError, ...]]:
+    """Every problem of several files: each file checked alone, then its good rules together.
+
+    Together (for two files or more), a rule may not reuse the id of another file's
+    rule, and a rule of one file may not take an example of another's; only the
+    rules that passed alone are checked together, so no problem is told twice.
+
+    .. versionadded:: 0.3.0
+    """
+    checks = tuple(_check_file(path) for path in paths)
+    if len(checks) < 2:  # noqa: PLR2004 -- together means two files or more
+        return checks, ()
+    problems: list[RulesFileError] = []
+    owner: dict[str, str] = {}
+    rules: list[Rule] = []
+    for check in checks:
+        for rule in check.rules:
+            if rule.id in owner:
+                problems.append(_fail(rule, "id", f"is also the id of a rule in {owner[rule.id]}"))
+                continue
+            owner[rule.id] = check.path
+            rules.append(rule)
+    problems += _check(rules)[2]
+    return checks, tuple(problems)
 
 
 def load_rule_files(paths: Iterable[str | Path]) -> tuple[Rule, ...]:
@@ -115,20 +202,12 @@ def load_rule_files(paths: Iterable[str | Path]) -> tuple[Rule, ...]:
 
     Raises:
         RulesFileError: a file is wrong, two files share a rule id, or a rule of one
-            file takes an example of another.
+            file takes an example of another (the first of :func:`check_rule_files`'s).
 
     .. versionadded:: 0.2.0
     """
-    rules: list[Rule] = []
-    owner: dict[str, str] = {}
-    count = 0
-    for path in paths:
-        count += 1
-        for rule in load_rules(path):
-            if rule.id in owner:
-                raise _fail(rule, "id", f"is also the id of a rule in {owner[rule.id]}")
-            owner[rule.id] = rule.origin or str(path)
-            rules.append(rule)
-    if count > 1:
-        check_rules(rules)
-    return tuple(rules)
+    checks, together = check_rule_files(paths)
+    problems = [*(problem for check in checks for problem in check.problems), *together]
+    if problems:
+        raise problems[0]
+    return tuple(rule for check in checks for rule in check.rules)

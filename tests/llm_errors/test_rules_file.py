@@ -8,7 +8,7 @@ import pytest
 from llm_errors import RULES, Classifier, ErrorCode, Example, Rule, RulesFileError, load_rules
 from llm_errors import rules_from_toml as from_toml
 from llm_errors._rules import user
-from llm_errors._rules_file import load_rule_files
+from llm_errors._rules_file import check_rule_files, load_rule_files
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
@@ -226,3 +226,74 @@ def test_limits_have_defaults():
     """The bounds are named with sensible defaults."""
     assert user.RULES_FILE_LIMIT == 1 << 20
     assert (user.RULES_LIMIT, user.EXAMPLES_LIMIT) == (1000, 50)
+
+
+def _claude(rule_id: str, **fields: str) -> str:
+    """The Claude Code rule under ``rule_id``, with ``fields`` (TOML values) replaced."""
+    values = {
+        "code": '"CONTEXT_OVERFLOW"',
+        "pattern": f"'{CLAUDE_PATTERN}'",
+        "why": '"Claude Code found no room left for the answer."',
+        "examples": f"[{json.dumps(CLAUDE)}]",
+    } | fields
+    lines = [f"{key} = {value}" for key, value in values.items()]
+    return "\n".join(["[[rules]]", f"id = {json.dumps(rule_id)}", *lines]) + "\n\n"
+
+
+def test_every_bad_rule_of_a_file_is_named(tmp_path):
+    """Each bad rule is left out with its problem; the good ones pass; the first is raised."""
+    path = tmp_path / "mine.toml"
+    path.write_text(
+        "stray = 1\n\n"
+        + _claude("t.good")
+        + _claude("t.code", code='"CONTEXT"')
+        + _claude("bad id!")
+        + _claude("t.unclosed", pattern=r"'\bavailableContext (\d+'")
+        + _claude("t.good")
+        + _claude("t.misses", pattern=r"'\bavailableContext \d+ is more than\b'")
+        + _claude(
+            "t.second-example",
+            code='"INVALID_REQUEST"',
+            pattern=r"'\brestricted HarmBlockThreshold setting\b'",
+            examples=f'[{json.dumps(VERTEX)}, "no such text"]',
+        ),
+        encoding="utf-8",
+    )
+    ((check,), together) = check_rule_files([path])
+    assert together == ()
+    assert [rule.id for rule in check.rules] == ["t.good"]
+    assert [(p.file, p.rule, p.field) for p in check.problems] == [
+        (str(path), None, "stray"),
+        (str(path), "'t.code'", "code"),
+        (str(path), "#3", "id"),
+        (str(path), "'t.good'", "id"),
+        (str(path), "'t.unclosed'", "pattern"),
+        (str(path), "'t.misses'", "examples[0]"),
+        (str(path), "'t.second-example'", "examples[1]"),
+    ]
+    assert "is the id of an earlier rule" in str(check.problems[3])
+    with pytest.raises(RulesFileError) as caught:
+        load_rules(path)
+    assert caught.value is not check.problems[0]
+    assert str(caught.value) == str(check.problems[0])
+
+
+def test_every_bad_file_is_named_and_the_good_rules_checked_together(tmp_path):
+    """A file that cannot be read or parsed is one problem; the others are still checked."""
+    one, two, broken, missing = (tmp_path / f"{n}.toml" for n in ("one", "two", "bad", "none"))
+    one.write_text(vertex(), encoding="utf-8")
+    two.write_text(vertex() + _claude("t.unclosed", pattern="'(x'"), encoding="utf-8")
+    broken.write_text("[[rules]\n", encoding="utf-8")
+    checks, together = check_rule_files([one, broken, two, missing])
+    assert [(c.path, len(c.rules), [p.field for p in c.problems]) for c in checks] == [
+        (str(one), 1, []),
+        (str(broken), 0, [None]),
+        (str(two), 1, ["pattern"]),
+        (str(missing), 0, [None]),
+    ]
+    assert "is not valid TOML" in str(checks[1].problems[0])
+    assert "cannot be read" in str(checks[3].problems[0])
+    # Together: the second file's copy of the first's rule, named once.
+    assert [(p.file, p.rule, p.field) for p in together] == [
+        (str(two), "'vertex.harm-block-threshold'", "id")
+    ]

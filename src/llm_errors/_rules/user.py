@@ -35,6 +35,7 @@ __all__ = [
     "TEXT_LIMIT",
     "RulesFileError",
     "parse_rules",
+    "read_rules",
 ]
 
 #: Bytes of a rules file read; a larger file is rejected.
@@ -202,55 +203,67 @@ def _kind(value: object) -> str:
     )
 
 
+def read_rules(text: str, *, name: str) -> tuple[tuple[Rule, ...], tuple[RulesFileError, ...]]:
+    """The well-formed rules of a rules file's ``text``, and what is wrong with each other one.
+
+    Every rule is read, so that one run names every bad rule: a rule with a wrong
+    key, type, size, code or id, or the id of an earlier rule, is left out with
+    its error. A text that is not TOML, or holds no array of rule tables (or too
+    many), has no rules, and one error.
+
+    .. versionadded:: 0.3.0
+    """
+    if len(text) > RULES_FILE_LIMIT:
+        detail = f"is over the limit of {RULES_FILE_LIMIT} characters"
+        return (), (RulesFileError(detail, file=name, rule=None, field=None),)
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:  # its message gives the line and column only
+        detail = f"is not valid TOML: {exc}"
+        return (), (RulesFileError(detail, file=name, rule=None, field=None),)
+    problems = [
+        RulesFileError(
+            "unknown top-level key (a rules file holds [[rules]] tables only)",
+            file=name,
+            rule=None,
+            field=key,
+        )
+        for key in sorted(set(document) - {"rules"})
+    ]
+    tables = document.get("rules", [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        detail = "must be an array of tables, written [[rules]]"
+        return (), (*problems, RulesFileError(detail, file=name, rule=None, field="rules"))
+    if len(tables) > RULES_LIMIT:
+        detail = f"has {len(tables)} rules, over the limit of {RULES_LIMIT}"
+        return (), (*problems, RulesFileError(detail, file=name, rule=None, field="rules"))
+    rules: list[Rule] = []
+    seen: set[str] = set()
+    for number, table in enumerate(tables, 1):
+        try:
+            rule = _Reader(name, table, number).rule()
+        except RulesFileError as exc:
+            problems.append(exc)
+            continue
+        if rule.id in seen:
+            detail = "is the id of an earlier rule in this file"
+            problems.append(RulesFileError(detail, file=name, rule=repr(rule.id), field="id"))
+            continue
+        seen.add(rule.id)
+        rules.append(rule)
+    return tuple(rules), tuple(problems)
+
+
 def parse_rules(text: str, *, name: str) -> tuple[Rule, ...]:
     """The rules of a rules file's ``text`` (``name`` is what messages call the file).
 
     Raises:
-        RulesFileError: the text is not TOML, or a key, type, size, code or id is wrong.
+        RulesFileError: the first of :func:`read_rules`'s errors: the text is not
+            TOML, or a key, type, size, code or id is wrong.
 
     .. versionadded:: 0.2.0
     """
-    if len(text) > RULES_FILE_LIMIT:
-        raise RulesFileError(
-            f"is over the limit of {RULES_FILE_LIMIT} characters", file=name, rule=None, field=None
-        )
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:  # its message gives the line and column only
-        raise RulesFileError(
-            f"is not valid TOML: {exc}", file=name, rule=None, field=None
-        ) from None
-    unknown = sorted(set(document) - {"rules"})
-    if unknown:
-        raise RulesFileError(
-            "unknown top-level key (a rules file holds [[rules]] tables only)",
-            file=name,
-            rule=None,
-            field=unknown[0],
-        )
-    tables = document.get("rules", [])
-    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
-        raise RulesFileError(
-            "must be an array of tables, written [[rules]]", file=name, rule=None, field="rules"
-        )
-    if len(tables) > RULES_LIMIT:
-        raise RulesFileError(
-            f"has {len(tables)} rules, over the limit of {RULES_LIMIT}",
-            file=name,
-            rule=None,
-            field="rules",
-        )
-    rules: list[Rule] = []
-    seen: set[str] = set()
-    for number, table in enumerate(tables, 1):
-        rule = _Reader(name, table, number).rule()
-        if rule.id in seen:
-            raise RulesFileError(
-                "is the id of an earlier rule in this file",
-                file=name,
-                rule=repr(rule.id),
-                field="id",
-            )
-        seen.add(rule.id)
-        rules.append(rule)
-    return tuple(rules)
+    rules, problems = read_rules(text, name=name)
+    if problems:
+        raise problems[0]
+    return rules

@@ -20,6 +20,7 @@ from typing import Final
 from llm_errors._classification import Classification, Layer
 from llm_errors._taxonomy import ErrorCode
 from llm_errors._version import VersionAction
+from llm_errors.logs._options import CommandParser, whole_number
 from llm_errors.logs._parallel import Findings
 from llm_errors.logs._report import (
     explanation_record,
@@ -49,8 +50,6 @@ EXIT_UNREADABLE: Final = 3
 EXIT_INTERRUPTED: Final = 130
 EXIT_BROKEN_PIPE: Final = 141
 
-#: Problems of one kind printed per file; the rest are counted in the summary only.
-PROBLEMS_SHOWN: Final = 5
 _EXPLAIN_LIMIT: Final = 1 << 20  # characters read from stdin by `explain -`
 _WRITE_BATCH: Final = 1024  # JSON lines written at once
 
@@ -85,7 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``llm-errors`` with ``argv`` (default: the process arguments); return the status."""
     parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        if extras:  # words argparse left over, to the command they were given to
+            usage: CommandParser = args.usage
+            usage.take_extras(args, extras)
         if getattr(args, "field", None) and args.input is InputMode.TEXT:
             args.usage.error("--field applies to JSON records; it cannot be used with --input text")
         if getattr(args, "fail_on", None) and (stray := _code_like_files(args)):
@@ -111,8 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def _parser() -> CommandParser:
+    parser = CommandParser(
         prog="llm-errors",
         description="Classify LLM call failures: find and route the errors in logs, "
         "or explain how one message is classified.",
@@ -148,7 +150,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     scan.add_argument(
         "--top",
-        type=int,
+        type=whole_number(1),
         default=10,
         metavar="N",
         help="unmatched messages listed in the table (default: 10)",
@@ -173,7 +175,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     explain.add_argument("--json", action="store_true", help="print one JSON object")
     add_rules_option(explain)
-    explain.set_defaults(command=_explain_command)
+    explain.set_defaults(command=_explain_command, usage=explain)
     add_report_command(commands.add_parser)
     add_rules_command(commands.add_parser)
     add_suggest_command(commands.add_parser)
@@ -207,14 +209,10 @@ class _Run(Run):
 
     def __init__(self, args: argparse.Namespace, fmt: str) -> None:
         super().__init__(args, Tally(fail_on=frozenset(args.fail_on)), jsonl=fmt == "jsonl")
-        self._shown: dict[ProblemKind, int] = {}
         # Counted and written in batches: a Counter step and a list append per finding,
         # one tally update per distinct verdict and one write per batch.
         self._verdicts: Counter[Classification] = Counter()
         self._lines: list[str] = []
-
-    def begin(self, name: str) -> None:  # noqa: ARG002 - the hook's signature
-        self._shown = {}
 
     def finding(self, name: str, finding: Finding) -> None:
         self._verdicts[finding.classification] += 1
@@ -251,19 +249,7 @@ class _Run(Run):
     def problem(self, name: str, problem: Problem) -> None:
         """Count a problem, and print it unless this file already printed enough of its kind."""
         self.flush()  # what came before it first, for a reader of both streams
-        self.tally.add_problem(name, problem)
-        shown = self._shown.get(problem.kind, 0)
-        self._shown[problem.kind] = shown + 1
-        if shown > PROBLEMS_SHOWN:
-            return
-        if self.progress is not None:
-            self.progress.clear()
-        where = name if problem.line is None else f"{name}:{problem.line}"
-        if shown == PROBLEMS_SHOWN:
-            text = f"{name}: more {problem.kind}s follow, not shown (counted in the summary)"
-        else:
-            text = f"{where}: {problem.kind}: {problem.detail}"
-        print(f"llm-errors: {text}", file=sys.stderr)
+        self.print_problem(name, problem)
 
 
 def _classify_command(args: argparse.Namespace) -> int:

@@ -4,7 +4,7 @@ A :class:`Digest` wraps the :class:`~llm_errors.logs.Tally` that ``classify``
 fills (so the counts are the same by construction) and adds what a report needs
 beyond it: the timeline, counts per provider and model, per-file figures, the
 first problems of each kind with their reasons, and for every row the first
-:data:`EXAMPLES_PER_ROW` redacted examples with where they were found.
+:data:`EXCERPTS_PER_ROW` redacted excerpts (:class:`Excerpt`) with where they were found.
 """
 
 from __future__ import annotations
@@ -19,18 +19,18 @@ from llm_errors.logs._tally import Tally, normalise
 from llm_errors.logs._timeline import Timeline
 
 __all__ = [
-    "EXAMPLES_PER_ROW",
+    "EXCERPTS_PER_ROW",
     "FILES_LISTED",
     "NAMED_LIMIT",
     "PROBLEMS_LISTED",
     "Digest",
-    "Example",
+    "Excerpt",
     "FileStats",
     "Named",
 ]
 
-#: Example lines kept per table row.
-EXAMPLES_PER_ROW: Final = 2
+#: Excerpts kept per table row.
+EXCERPTS_PER_ROW: Final = 2
 #: Distinct (provider, model) pairs counted; later pairs are counted as ``other``
 #: (errors that name neither are always counted apart).
 NAMED_LIMIT: Final = 200
@@ -43,8 +43,12 @@ _OTHER: Final = ("other", "other")
 
 
 @dataclass(frozen=True, slots=True)
-class Example:
-    """One redacted example of a row: where it was found and its message excerpt."""
+class Excerpt:
+    """A report row's example error: where it was found and its redacted message excerpt.
+
+    Not a rule's :class:`llm_errors.Example` (a message a rule must decide): this is
+    what the page shows of an error the logs held.
+    """
 
     source: str
     line: int
@@ -65,7 +69,7 @@ class Named:
     count: int = 0
     retryable: int = 0
     codes: Counter[ErrorCode] = field(default_factory=Counter)
-    examples: list[Example] = field(default_factory=list)
+    excerpts: list[Excerpt] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -81,9 +85,9 @@ class FileStats:
     """Why the file could not be opened or read to its end, if so."""
 
 
-def _keep(examples: list[Example], example: Example) -> None:
-    if len(examples) < EXAMPLES_PER_ROW:
-        examples.append(example)
+def _keep(excerpts: list[Excerpt], excerpt: Excerpt) -> None:
+    if len(excerpts) < EXCERPTS_PER_ROW:
+        excerpts.append(excerpt)
 
 
 @dataclass(slots=True)
@@ -94,9 +98,9 @@ class Digest:
     timeline: Timeline = field(default_factory=Timeline)
     bytes: int = 0
     files: list[FileStats] = field(default_factory=list)
-    code_examples: dict[ErrorCode, list[Example]] = field(default_factory=dict)
-    rule_examples: dict[tuple[str, ErrorCode], list[Example]] = field(default_factory=dict)
-    unmatched_examples: dict[str, list[Example]] = field(default_factory=dict)
+    code_excerpts: dict[ErrorCode, list[Excerpt]] = field(default_factory=dict)
+    rule_excerpts: dict[tuple[str, ErrorCode], list[Excerpt]] = field(default_factory=dict)
+    unmatched_excerpts: dict[str, list[Excerpt]] = field(default_factory=dict)
     named: dict[tuple[str | None, str | None], Named] = field(default_factory=dict)
     problem_details: dict[ProblemKind, list[str]] = field(default_factory=dict)
 
@@ -119,11 +123,11 @@ class Digest:
         """Count one error found in ``source``."""
         self.tally.add(finding)
         verdict = finding.classification
-        example = Example(source, finding.line, finding.end_line, finding.message)
-        _keep(self.code_examples.setdefault(verdict.code, []), example)
-        _keep(self.rule_examples.setdefault((verdict.rule, verdict.code), []), example)
+        excerpt = Excerpt(source, finding.line, finding.end_line, finding.message)
+        _keep(self.code_excerpts.setdefault(verdict.code, []), excerpt)
+        _keep(self.rule_excerpts.setdefault((verdict.rule, verdict.code), []), excerpt)
         if not finding.matched:
-            self._add_unmatched(normalise(example.message), example)
+            self._add_unmatched(normalise(excerpt.message), excerpt)
         if when is not None:
             self.timeline.add(when, verdict.code)
         key = (provider, model)
@@ -133,16 +137,16 @@ class Digest:
         row.count += 1
         row.retryable += verdict.retryable
         row.codes[verdict.code] += 1
-        _keep(row.examples, example)
+        _keep(row.excerpts, excerpt)
 
-    def _add_unmatched(self, key: str, example: Example) -> None:
-        _keep(self.unmatched_examples.setdefault(key, []), example)
+    def _add_unmatched(self, key: str, excerpt: Excerpt) -> None:
+        _keep(self.unmatched_excerpts.setdefault(key, []), excerpt)
         counter = self.tally.unmatched_messages
-        if len(self.unmatched_examples) > 2 * counter.cap:
-            # The counter pruned its rare keys; drop their examples too.
+        if len(self.unmatched_excerpts) > 2 * counter.cap:
+            # The counter pruned its rare keys; drop their excerpts too.
             kept = {message for message, _ in counter.most_common(counter.distinct)}
-            self.unmatched_examples = {
-                k: v for k, v in self.unmatched_examples.items() if k in kept
+            self.unmatched_excerpts = {
+                k: v for k, v in self.unmatched_excerpts.items() if k in kept
             }
 
     def add_problem(self, source: str, problem: Problem) -> None:

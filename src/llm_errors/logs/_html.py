@@ -5,6 +5,9 @@ carries its CSS inline, draws its charts as inline SVG, runs no script, loads no
 font, image or stylesheet, and says so to the browser too (a Content-Security-Policy
 that forbids scripts and every fetch). Every piece of log text goes through
 :func:`html.escape`, and what comes from a log line is its redacted excerpt only.
+Bidirectional controls (a right-to-left override in a file name or a log line
+would reverse the dates and names after it) are shown as escapes such as
+``\u202e``, never obeyed.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from html import escape
 from typing import Final
 
 from llm_errors._taxonomy import DEFAULT_RETRYABLE_CODES, ErrorCode
-from llm_errors.logs._digest import Digest, Example, FileStats, Named
+from llm_errors.logs._digest import Digest, Excerpt, FileStats, Named
 from llm_errors.logs._timeline import Series
 
 __all__ = ["CODE_COLOURS", "PLOT_BACKGROUND", "render_html"]
@@ -90,12 +93,18 @@ svg.spark {{ display: block; }}
 footer {{ margin-top: 36px; color: #9ca3af; font-size: 12px; }}
 .plot {{ fill: {PLOT_BACKGROUND}; }}
 """
+# Unicode's Bidi_Control characters (ALM, LRM, RLM, LRE..RLO, LRI..PDI), shown escaped.
+_BIDI_CONTROLS: Final = {
+    char: f"\\u{char:04x}"
+    for char in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+}
 # No script, no fetch of any kind: the page is all there is.
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
 def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+    """``value`` as text of the page: markup escaped, bidirectional controls shown as escapes."""
+    return escape(str(value).translate(_BIDI_CONTROLS), quote=True)
 
 
 def _n(value: int) -> str:
@@ -160,9 +169,9 @@ def _code_cell(code: ErrorCode) -> str:
     return f'<td class="code">{_swatch(code)}{_e(code)}<span class="tag">{kind}</span></td>'
 
 
-def _examples(examples: Sequence[Example]) -> str:
+def _excerpts(excerpts: Sequence[Excerpt]) -> str:
     items = "".join(
-        f'<li><span class="where">{_e(x.where)}</span>{_e(x.message)}</li>' for x in examples
+        f'<li><span class="where">{_e(x.where)}</span>{_e(x.message)}</li>' for x in excerpts
     )
     return f'<td><ul class="ex">{items}</ul></td>'
 
@@ -430,7 +439,7 @@ def _codes(digest: Digest, series: Series) -> str:
             f'<tr data-code="{code}">{_code_cell(code)}<td class="num count">{_n(count)}</td>'
             f"<td class=num>{_share(count, tally.errors)}</td>"
             f'<td class="num retryable">{_share(retryable, count)}</td>'
-            f"{_sparkline(code, series)}{_examples(digest.code_examples[code])}</tr>"
+            f"{_sparkline(code, series)}{_excerpts(digest.code_excerpts[code])}</tr>"
         )
     rows.append(
         '<tr class="total"><td class="code">total</td>'
@@ -463,7 +472,7 @@ def _rules(digest: Digest, top: int) -> str:
     rows = [
         f'<tr data-rule="{_e(rule)}" data-code="{code}"><td class=rule>{_e(rule)}</td>'
         f"{_code_cell(code)}"
-        f'<td class="num count">{_n(count)}</td>{_examples(digest.rule_examples[rule, code])}</tr>'
+        f'<td class="num count">{_n(count)}</td>{_excerpts(digest.rule_excerpts[rule, code])}</tr>'
         for (rule, code), count in ranked[:top]
     ]
     head = [("rule", False), ("code", False), ("errors", True), ("examples (redacted)", False)]
@@ -504,7 +513,7 @@ def _providers(digest: Digest, top: int) -> str:
         f"<tr><td>{_e(provider or '—')}</td><td class=rule>{_e(model or '—')}</td>"
         f'<td class="num count">{_n(row.count)}</td>'
         f"<td class=num>{_share(row.retryable, row.count)}</td>"
-        f"{_chips(row)}{_examples(row.examples)}</tr>"
+        f"{_chips(row)}{_excerpts(row.excerpts)}</tr>"
         for (provider, model), row in ranked[:top]
     ]
     columns = [
@@ -537,7 +546,7 @@ def _unmatched(digest: Digest, top: int) -> str:
         note += " Counts are lower bounds: rare messages were pruned to bound memory."
     rows = [
         f'<tr><td class="num count">{_n(count)}</td><td class=msg>{_e(message)}</td>'
-        f"{_examples(digest.unmatched_examples.get(message, ()))}</tr>"
+        f"{_excerpts(digest.unmatched_excerpts.get(message, ()))}</tr>"
         for message, count in messages
     ]
     columns = [("errors", True), ("message (folded)", False), ("examples (redacted)", False)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
 from typing import Any, Final
@@ -18,6 +19,7 @@ __all__ = [
     "explanation_record",
     "finding_line",
     "finding_record",
+    "printable",
     "render_explanation",
     "render_progress",
     "render_table",
@@ -29,6 +31,18 @@ _LABEL_WIDTH = 28
 _MIB = 1 << 20
 #: Distinct verdicts and file names whose JSON text is kept (least recently used dropped).
 _JSON_CACHE: Final = 4096
+
+
+# What a terminal would obey rather than show: C0 and C1 controls (ESC starts its
+# escape sequences), DEL, and Unicode's bidirectional controls.
+_UNPRINTABLE: Final = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: each control character shown as its escape."""
+    return _UNPRINTABLE.sub(lambda found: found.group().encode("unicode_escape").decode(), text)
 
 
 def finding_record(source: str, finding: Finding) -> dict[str, Any]:
@@ -243,7 +257,11 @@ def explanation_record(explanation: Explanation) -> dict[str, Any]:
 
 
 def render_explanation(record: dict[str, Any]) -> str:
-    """``explain`` for people: one ``key  value`` line per field, ``-`` for none."""
+    """``explain`` for people: one ``key  value`` line per field, ``-`` for none.
+
+    Values come from the message and from users' rules files (a rule's ``why``,
+    its example, its file's name): control characters are shown escaped.
+    """
     width = max(len(key) for key in record) + 2
     lines = []
     for key, value in record.items():
@@ -252,5 +270,5 @@ def render_explanation(record: dict[str, Any]) -> str:
             if value is None
             else ("yes" if value is True else "no" if value is False else value)
         )
-        lines.append(f"{key:<{width}}{shown}")
+        lines.append(f"{key:<{width}}{printable(str(shown))}")
     return "\n".join(lines) + "\n"

@@ -12,18 +12,17 @@ model it names (:mod:`llm_errors.logs._context`). Aggregation is in
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Final
 
 from llm_errors.logs._context import Dated, LineContext
 from llm_errors.logs._digest import Digest, FileStats
 from llm_errors.logs._html import render_html
+from llm_errors.logs._options import text, whole_number
+from llm_errors.logs._output import unwritable, write_whole
 from llm_errors.logs._report import summary_line
 from llm_errors.logs._rules_command import add_rules_option
 from llm_errors.logs._run import Run, add_input_options, add_run_options
@@ -72,13 +71,14 @@ def add_report_command(add_parser: Callable[..., argparse.ArgumentParser]) -> No
         "-o",
         "--output",
         required=True,
+        type=text("a path, or - for stdout"),
         metavar="PATH",
         help="where to write the HTML page ('-' writes it to stdout)",
     )
     add_input_options(report)
     report.add_argument(
         "--top",
-        type=int,
+        type=whole_number(1),
         default=15,
         metavar="N",
         help="rows in each ranked table: rules, providers and models, unmatched messages "
@@ -88,36 +88,6 @@ def add_report_command(add_parser: Callable[..., argparse.ArgumentParser]) -> No
     add_run_options(report)
     add_rules_option(report)
     report.set_defaults(command=report_command, usage=report)
-
-
-def _unwritable(output: str) -> str | None:
-    """Why ``output`` cannot be written, if that is known before scanning."""
-    if output == "-":
-        return None
-    target = Path(output)
-    if target.is_dir():
-        return "is a directory"
-    parent = target.parent
-    if not parent.is_dir():
-        return f"no directory {str(parent)!r}"
-    return None
-
-
-def _write(output: str, page: str) -> str | None:
-    """Write the page (atomically for a file, so a shared report is never half-written)."""
-    if output == "-":
-        sys.stdout.write(page)
-        return None
-    target = Path(output)
-    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
-    try:
-        partial.write_text(page, encoding="utf-8")
-        partial.replace(target)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            partial.unlink()
-        return exc.strerror or str(exc)
-    return None
 
 
 class _ReportRun(Run):
@@ -177,10 +147,10 @@ def _scan(args: argparse.Namespace) -> tuple[Digest, str]:
 def report_command(args: argparse.Namespace) -> int:
     """Scan the inputs, write the page, print a summary line on stderr; return the status."""
     output: str = args.output
-    reason = _unwritable(output)
+    reason = unwritable(output)
     if reason is None:
         digest, page = _scan(args)
-        reason = _write(output, page)
+        reason = write_whole(output, page)
     if reason is not None:
         print(f"llm-errors: cannot write {output}: {reason}", file=sys.stderr)  # noqa: T201
         return EXIT_UNWRITABLE

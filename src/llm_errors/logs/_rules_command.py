@@ -4,7 +4,7 @@ A rules file (TOML, see ``docs/cli.md``, "Your own rules") is loaded and checked
 in full before any input is read: a pattern that does not compile, an unknown
 code, an example its rule does not decide all stop the run with exit status 2 and
 a message naming the file, the rule and the field. ``rules check`` runs just that
-check, for users' CI.
+check, for users' CI, and names every problem of every file in one run.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from typing import Final
 from llm_errors import RULES, Classifier, Rule, RulesFileError
 from llm_errors._classify import _default
 from llm_errors._match.prefilter import derive_triggers
-from llm_errors._rules_file import load_rule_files
+from llm_errors._rules_file import check_rule_files, load_rule_files
+from llm_errors.logs._report import printable
 from llm_errors.logs._stored import stored_triggers
 
 __all__ = [
@@ -83,11 +84,11 @@ def add_rules_command(add_parser: Callable[..., argparse.ArgumentParser]) -> Non
         description="Check each rules file alone, then all of them together, as --rules "
         "would: keys and types, ids, codes, placement, that each pattern compiles, and "
         "that each example is decided by its own rule with its code.",
-        epilog=f"exit status: 0 all files are valid; {EXIT_INVALID} a file is not "
-        "(the message names the file, the rule and the field)",
+        epilog=f"exit status: 0 all files are valid; {EXIT_INVALID} a file is not (each "
+        "problem of each file is named, with the file, the rule and the field)",
     )
     check.add_argument("files", nargs="+", metavar="FILE", help="rules files (TOML)")
-    check.set_defaults(command=_check_command)
+    check.set_defaults(command=_check_command, usage=check)
 
 
 def _count(n: int, noun: str) -> str:
@@ -111,14 +112,20 @@ def summary(path: str, rules: tuple[Rule, ...]) -> str:
 
 
 def _check_command(args: argparse.Namespace) -> int:
+    """Check every file and report every problem (stderr), or each file's verdict (stdout)."""
     paths: list[str] = args.files
-    try:
-        for path in paths:
-            print(summary(path, load_rule_files([path])))  # noqa: T201
-        if len(paths) > 1:
-            load_rule_files(paths)
-            print(f"all {len(paths)} files together: ok")  # noqa: T201
-    except RulesFileError as exc:
-        print(f"llm-errors: {exc}", file=sys.stderr)  # noqa: T201
+    checks, together = check_rule_files(paths)
+    problems = [*(problem for check in checks for problem in check.problems), *together]
+    for check in checks:
+        if not check.problems:
+            print(printable(summary(check.path, check.rules)))  # noqa: T201
+    for problem in problems:
+        print(f"llm-errors: {printable(str(problem))}", file=sys.stderr)  # noqa: T201
+    if problems:
+        files = len({problem.file for problem in problems})
+        verdict = f"{_count(len(problems), 'problem')} in {_count(files, 'file')} of {len(paths)}"
+        print(f"llm-errors: {verdict}", file=sys.stderr)  # noqa: T201
         return EXIT_INVALID
+    if len(paths) > 1:
+        print(f"all {len(paths)} files together: ok")  # noqa: T201
     return 0

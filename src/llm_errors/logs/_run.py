@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -23,41 +22,34 @@ from llm_errors.logs import _feed, _parallel
 from llm_errors.logs._context import Dated
 from llm_errors.logs._feed import BlockFilter, Feeder, Watcher
 from llm_errors.logs._input import InputError, Source, open_source
+from llm_errors.logs._options import JOBS_LIMIT, choice, job_count, text
 from llm_errors.logs._parallel import Findings
 from llm_errors.logs._report import render_progress
 from llm_errors.logs._rules_command import classifier_for
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner
 from llm_errors.logs._tally import Tally
 
-__all__ = ["PROGRESS_AFTER", "Run", "add_input_options", "add_run_options"]
+__all__ = ["PROBLEMS_SHOWN", "PROGRESS_AFTER", "Run", "add_input_options", "add_run_options"]
 
 #: Seconds a run takes before the progress bar appears (``--progress auto``, a terminal).
 PROGRESS_AFTER: Final = 1.0
+#: Problems of one kind printed per file; the rest are counted in the summary only.
+PROBLEMS_SHOWN: Final = 5
 _PROGRESS_INTERVAL: Final = 0.25  # seconds between redraws
-
-
-def _jobs(value: str) -> int:
-    try:
-        jobs = int(value)
-    except ValueError:
-        jobs = -1
-    if jobs < 0:
-        msg = f"{value!r} is not a number of processes (0 or more)"
-        raise argparse.ArgumentTypeError(msg)
-    return jobs or os.cpu_count() or 1
 
 
 def add_input_options(parser: argparse.ArgumentParser) -> None:
     """``--input`` and ``--field``: how every command that reads logs reads their lines."""
     parser.add_argument(
         "--input",
-        type=InputMode,
+        type=choice(InputMode),
         choices=list(InputMode),
         default=InputMode.AUTO,
         help="line format: auto (JSON where a line starts with '{'), text or jsonl (default: auto)",
     )
     parser.add_argument(
         "--field",
+        type=text("a dotted path such as error.message"),
         metavar="PATH",
         help="dotted path to the message in each JSON record, e.g. error.message "
         "(default: classify the whole record)",
@@ -75,11 +67,11 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--jobs",
-        type=_jobs,
+        type=job_count,
         default=1,
         metavar="N",
         help="processes for a large file (8 MiB or more, not gzip or stdin), merged in "
-        "input order; 0 = one per core (default: 1)",
+        f"input order; 0 = one per core; at most {JOBS_LIMIT} (default: 1)",
     )
 
 
@@ -133,6 +125,7 @@ class Run:
         self.progress: _Progress | None = None
         self._number = 0  # lines of the current input read so far
         self._bytes = 0  # bytes of it read (decompressed)
+        self._shown: dict[ProblemKind, int] = {}  # problems printed, of the current input
 
     # What the command does with what is found.
 
@@ -162,7 +155,31 @@ class Run:
     def end(self, name: str, *, lines: int, size: int) -> None:
         """An input was read: ``lines`` lines, ``size`` bytes (decompressed)."""
 
+    def print_problem(self, name: str, problem: Problem) -> None:
+        """Count ``problem``; print it on stderr, up to :data:`PROBLEMS_SHOWN` per kind and input.
+
+        What ``classify`` and ``suggest`` do with a problem: one line naming the input,
+        the line and what was wrong; past the limit one line saying more follow.
+        """
+        self.tally.add_problem(name, problem)
+        shown = self._shown.get(problem.kind, 0)
+        self._shown[problem.kind] = shown + 1
+        if shown > PROBLEMS_SHOWN:
+            return
+        if self.progress is not None:
+            self.progress.clear()
+        where = name if problem.line is None else f"{name}:{problem.line}"
+        if shown == PROBLEMS_SHOWN:
+            text = f"{name}: more {problem.kind}s follow, not shown (counted in the summary)"
+        else:
+            text = f"{where}: {problem.kind}: {problem.detail}"
+        print(f"llm-errors: {text}", file=sys.stderr)  # noqa: T201
+
     # The loop.
+
+    def _begin(self, name: str) -> None:
+        self._shown = {}
+        self.begin(name)
 
     def scan_all(self, paths: Sequence[str]) -> None:
         """Scan ``paths`` in order, with ``--jobs`` processes for each large file."""
@@ -180,7 +197,7 @@ class Run:
         try:
             with open_source(path, sys.stdin.buffer if path == "-" else None) as source:
                 self.tally.files += 1
-                self.begin(source.name)
+                self._begin(source.name)
                 self.progress = self._progress(source)
                 classify = classifier_for(self.args.user_rules).classify
                 scanner = Scanner(classify, mode=self.args.input, field=self.args.field)
@@ -199,7 +216,7 @@ class Run:
                     self.progress.clear()
                     self.progress = None
         except InputError as exc:
-            self.begin(path)
+            self._begin(path)
             self.problem(path, Problem(ProblemKind.UNREADABLE, exc.line, exc.detail))
 
     def _filter(self) -> BlockFilter | None:
@@ -252,7 +269,7 @@ class Run:
             self.scan(path)
             return
         self.tally.files += 1
-        self.begin(path)
+        self._begin(path)
         for events, findings, low, high in merged.pieces:
             for _, event in events:
                 if isinstance(event, Problem):

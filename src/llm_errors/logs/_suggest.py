@@ -15,29 +15,30 @@ folded). For each of the ``--top`` templates one ``[[rules]]`` table is written:
   its ``file:line`` as source.
 
 Collecting is bounded: at most ``2 *`` :data:`TEMPLATES_KEPT` templates are
-tracked (the rarest are dropped when full, as the table's counter does).
+tracked (the rarest are dropped when full, as the table's counter does). Input
+problems are printed and counted as ``classify`` prints and counts them (the same
+file loop, :class:`~llm_errors.logs._run.Run`); the file is written only when every
+input was read, and then whole (:mod:`llm_errors.logs._output`).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Final
 
 from llm_errors._taxonomy import ErrorCode
-from llm_errors.logs import _feed
-from llm_errors.logs._feed import Feeder
-from llm_errors.logs._input import InputError, open_source
-from llm_errors.logs._rules_command import add_rules_option, classifier_for
-from llm_errors.logs._run import add_input_options
-from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner
-from llm_errors.logs._tally import normalise
+from llm_errors.logs._options import text, whole_number
+from llm_errors.logs._output import unwritable, write_whole
+from llm_errors.logs._report import summary_line
+from llm_errors.logs._rules_command import add_rules_option
+from llm_errors.logs._run import Run, add_input_options
+from llm_errors.logs._scan import Finding, Problem, ProblemKind
+from llm_errors.logs._tally import Tally, normalise
 
 __all__ = [
     "CODE_PLACEHOLDER",
@@ -193,70 +194,65 @@ def add_suggest_command(add_parser: Callable[..., argparse.ArgumentParser]) -> N
         "skeleton rule per frequent unmatched message: its pattern from the folded "
         f"message, its code {CODE_PLACEHOLDER} for you to choose, its first examples "
         "with their file:line.",
-        epilog=f"exit status: {EXIT_OK} written; 2 usage error; {EXIT_UNREADABLE} written, "
-        f"but an input could not be read; {EXIT_UNWRITABLE} the file could not be written",
+        epilog=f"Input problems are reported as classify reports them. The file is written "
+        "only when the run succeeds (under a temporary name beside it, then renamed), so a "
+        f"failed run leaves an existing file as it was.\n\nexit status: {EXIT_OK} written; "
+        f"2 usage error; {EXIT_UNREADABLE} an input could not be opened or read to its end "
+        f"(nothing written); {EXIT_UNWRITABLE} the file could not be written",
     )
     suggest.add_argument("files", nargs="*", metavar="FILE", help="log files; '-' or none: stdin")
     suggest.add_argument(
-        "-o", "--output", required=True, metavar="PATH", help="the rules file ('-': stdout)"
+        "-o",
+        "--output",
+        required=True,
+        type=text("a path, or - for stdout"),
+        metavar="PATH",
+        help="the rules file ('-': stdout)",
     )
     add_input_options(suggest)
     suggest.add_argument(
-        "--top", type=int, default=10, metavar="N", help="rules suggested (default: 10)"
+        "--top", type=whole_number(1), default=10, metavar="N", help="rules suggested (default: 10)"
     )
     add_rules_option(suggest)
-    suggest.set_defaults(command=_suggest_command, usage=suggest)
+    # One process, no progress bar: the Run's options, fixed.
+    suggest.set_defaults(command=_suggest_command, usage=suggest, jobs=1, progress="never")
 
 
-def _scan(args: argparse.Namespace, path: str, suggestions: Suggestions) -> str | None:
-    """Add the unmatched errors of one input; the reason it could not be read, if any."""
-    classifier = classifier_for(args.user_rules)
-    failed: str | None = None
-    with contextlib.ExitStack() as stack:
-        try:
-            source = stack.enter_context(
-                open_source(path, sys.stdin.buffer if path == "-" else None)
-            )
-        except InputError as exc:
-            return exc.detail
-        scanner = Scanner(classifier.classify, mode=args.input, field=args.field)
-        name = source.name
+class _SuggestRun(Run):
+    """One ``suggest`` run: ``classify``'s scan and problem reports, unmatched errors kept."""
 
-        def emit(events: Sequence[Finding | Problem]) -> None:
-            for event in events:
-                if isinstance(event, Finding):
-                    suggestions.add(name, event)
+    def __init__(self, args: argparse.Namespace) -> None:
+        super().__init__(args, Tally())
+        self.suggestions = Suggestions()
 
-        found = None if args.input is InputMode.JSONL else _feed.block_filter(classifier)
-        try:
-            Feeder(scanner, emit).read(source.stream, found, lambda: None)
-        except InputError as exc:
-            failed = exc.detail
-        emit(scanner.finish())
-    return failed
+    def finding(self, name: str, finding: Finding) -> None:
+        self.tally.count_verdict(finding.classification, 1)  # its message: in the suggestions
+        self.suggestions.add(name, finding)
+
+    def problem(self, name: str, problem: Problem) -> None:
+        self.print_problem(name, problem)
 
 
 def _suggest_command(args: argparse.Namespace) -> int:
-    paths: list[str] = args.files or ["-"]
-    suggestions = Suggestions()
-    status = EXIT_OK
-    for path in paths:
-        reason = _scan(args, path, suggestions)
-        if reason is not None:
-            print(f"llm-errors: {path}: {ProblemKind.UNREADABLE}: {reason}", file=sys.stderr)  # noqa: T201
-            status = EXIT_UNREADABLE
-    chosen = suggestions.top(max(args.top, 0))
-    text = render_rules(chosen, read=paths, unmatched=suggestions.unmatched)
     output: str = args.output
-    try:
-        if output == "-":
-            sys.stdout.write(text)
-        else:
-            Path(output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        print(f"llm-errors: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)  # noqa: T201
-        return EXIT_UNWRITABLE
     where = "stdout" if output == "-" else output
-    rules = "rule" if len(chosen) == 1 else "rules"
-    print(f"llm-errors: wrote {len(chosen)} suggested {rules} to {where}", file=sys.stderr)  # noqa: T201
-    return status
+    if (reason := unwritable(output)) is not None:
+        print(f"llm-errors: cannot write {output}: {reason}", file=sys.stderr)  # noqa: T201
+        return EXIT_UNWRITABLE
+    paths: list[str] = args.files or ["-"]
+    run = _SuggestRun(args)
+    run.scan_all(paths)
+    summary = summary_line(run.tally, field=args.field)
+    if run.tally.problems[ProblemKind.UNREADABLE]:
+        # Rules from part of the logs would look complete: write none, keep any old file.
+        print(f"llm-errors: wrote nothing to {where}: {summary}", file=sys.stderr)  # noqa: T201
+        return EXIT_UNREADABLE
+    suggestions = run.suggestions
+    chosen = suggestions.top(args.top)
+    text = render_rules(chosen, read=paths, unmatched=suggestions.unmatched)
+    if (reason := write_whole(output, text)) is not None:
+        print(f"llm-errors: cannot write {output}: {reason}", file=sys.stderr)  # noqa: T201
+        return EXIT_UNWRITABLE
+    wrote = f"{len(chosen)} suggested {'rule' if len(chosen) == 1 else 'rules'} to {where}"
+    print(f"llm-errors: wrote {wrote}: {summary}", file=sys.stderr)  # noqa: T201
+    return EXIT_OK

@@ -12,8 +12,10 @@ Recognised timestamps:
   nanoseconds).
 
 Times with an offset are converted to UTC; times without one are taken as written,
-as if UTC. Times outside 2000-2099 are not believed (a counter that happens to sit
-in a ``time`` field would stretch the chart over decades). A line without a
+as if UTC. An offset no zone can have (``+24:00``, ``+99``, ``+0560``) makes the
+time unbelievable, as month 13 does: that line is undated. Times outside 2000-2099
+are not believed either (a counter that happens to sit in a ``time`` field would
+stretch the chart over decades). A line without a
 timestamp of its own, such as a traceback header, takes the time of the nearest
 timestamped line before it in the same input (:class:`RecentLines`).
 
@@ -68,6 +70,9 @@ RECORD_TIME_KEYS: Final = ("timestamp", "@timestamp", "time", "ts", "datetime", 
 
 _EARLIEST: Final = 946_684_800.0  # 2000-01-01T00:00:00Z
 _LATEST: Final = 4_102_444_800.0  # 2100-01-01T00:00:00Z
+# The largest offset ISO 8601 can write (an offset of 24 h or more is no time zone).
+_OFFSET_HOURS_MAX: Final = 23
+_OFFSET_MINUTES_MAX: Final = 59
 # Epoch numbers above these are milliseconds, microseconds, nanoseconds.
 _EPOCH_UNITS: Final = ((1e17, 1e9), (1e14, 1e6), (1e11, 1e3))
 
@@ -99,10 +104,12 @@ def _epoch(match: re.Match[str]) -> float | None:
         return None
     zone = match["tz"]
     if zone and zone not in "Zz":
-        sign = -1 if zone[0] == "-" else 1
         digits = zone[1:].replace(":", "")
-        offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:] or 0))
-        value = when.replace(tzinfo=timezone(sign * offset)).timestamp()
+        hours, minutes = int(digits[:2]), int(digits[2:] or 0)
+        if hours > _OFFSET_HOURS_MAX or minutes > _OFFSET_MINUTES_MAX:  # +24:00, +99, +0560
+            return None
+        offset = timedelta(hours=hours, minutes=minutes)
+        value = when.replace(tzinfo=timezone(-offset if zone[0] == "-" else offset)).timestamp()
     else:
         value = when.replace(tzinfo=UTC).timestamp()
     return value if _EARLIEST <= value < _LATEST else None

@@ -16,9 +16,9 @@ from llm_errors.logs._cli import (
     EXIT_OK,
     EXIT_UNREADABLE,
     EXIT_USAGE,
-    PROBLEMS_SHOWN,
     main,
 )
+from llm_errors.logs._run import PROBLEMS_SHOWN
 
 SAMPLE_LOG = Path(__file__).parents[3] / "examples" / "sample.log"
 SAMPLE_JSONL = Path(__file__).parents[3] / "examples" / "sample.jsonl"
@@ -183,6 +183,89 @@ def test_a_file_named_like_a_code_is_read_when_it_exists(capsys, tmp_path, monke
     status, out, _ = run(capsys, "classify", "--format", "jsonl", "--fail-on", "AUTH", "AUTH")
     assert status == EXIT_OK
     assert len(records(out)) == 2
+
+
+# Each bad command line: the command whose usage is shown, and what its error line must
+# name (the option, the value given, the values allowed).
+USAGE_ERRORS = {
+    "input-enum": (["classify", "--input", "yaml"], ["--input", "'yaml'", "auto, text, jsonl"]),
+    "format-enum": (["classify", "--format", "xml"], ["--format", "'xml'", "table", "jsonl"]),
+    "progress-enum": (
+        ["classify", "--progress", "sometimes"],
+        ["--progress", "'sometimes'", "auto", "always", "never"],
+    ),
+    "top-negative": (["classify", "--top", "-5"], ["--top", "'-5'", "1 or more"]),
+    "top-zero": (["classify", "--top", "0"], ["--top", "'0'", "1 or more"]),
+    "top-word": (["classify", "--top", "ten"], ["--top", "'ten'", "1 or more"]),
+    "jobs-negative": (["classify", "--jobs", "-1"], ["--jobs", "'-1'", "from 0 to 61"]),
+    "jobs-over": (["classify", "--jobs", "62"], ["--jobs", "'62'", "from 0 to 61"]),
+    "jobs-word": (["classify", "--jobs", "two"], ["--jobs", "'two'", "from 0 to 61"]),
+    "fail-on-code": (["classify", "--fail-on", "FOO"], ["--fail-on", "'FOO'", "RATE_LIMIT"]),
+    "field-empty": (["classify", "--field", ""], ["--field", "''", "dotted path"]),
+    "classify-unknown": (
+        ["classify", "--formt", "jsonl"],
+        ["'--formt'", "did you mean --format?", "--format, --input"],
+    ),
+    "report-input-enum": (
+        ["report", "-o", "r.html", "--input", "yaml"],
+        ["--input", "'yaml'", "auto, text, jsonl"],
+    ),
+    "report-top": (["report", "-o", "r.html", "--top", "-5"], ["--top", "'-5'", "1 or more"]),
+    "report-jobs": (["report", "-o", "r.html", "--jobs", "99"], ["--jobs", "'99'", "0 to 61"]),
+    "report-output-empty": (["report", "-o", ""], ["-o/--output", "''", "a path, or -"]),
+    "report-unknown": (
+        ["report", "-o", "r.html", "--titel", "x"],
+        ["'--titel'", "did you mean --title?", "--output"],
+    ),
+    "suggest-top": (["suggest", "-o", "-", "--top", "0"], ["--top", "'0'", "1 or more"]),
+    "suggest-input-enum": (["suggest", "-o", "-", "--input", "xml"], ["--input", "'xml'", "jsonl"]),
+    "suggest-unknown": (
+        ["suggest", "-o", "-", "--jobs", "2"],
+        ["'--jobs'", "--output, --input, --field, --top, --rules"],
+    ),
+    "explain-unknown": (["explain", "--jsn", "x"], ["'--jsn'", "did you mean --json?"]),
+    "rules-check-unknown": (["rules", "check", "--strict", "x.toml"], ["'--strict'", "--help"]),
+}
+
+
+def test_every_usage_error_names_option_value_and_choices_under_its_command(
+    capsys, tmp_path, monkeypatch
+):
+    """Exit 2, the command's own usage, one error line naming what was wrong; no traceback."""
+    monkeypatch.chdir(tmp_path)  # where r.html would be written
+    log = tmp_path / "app.log"
+    log.write_text(TRACEBACK_LOG)
+    wrong = {}
+    for name, (argv, named) in USAGE_ERRORS.items():
+        status, out, err = run(capsys, *argv, str(log))
+        command = " ".join(argv[: 2 if argv[0] == "rules" else 1])
+        last = err.splitlines()[-1] if err else ""
+        missing = [part for part in named if part not in last]
+        if (
+            status != EXIT_USAGE
+            or out
+            or not err.startswith(f"usage: llm-errors {command} ")
+            or not last.startswith(f"llm-errors {command}: error: ")
+            or missing
+            or "Traceback" in err
+        ):
+            wrong[name] = (status, err, missing)
+    assert wrong == {}
+    assert list(tmp_path.iterdir()) == [log]  # nothing was written
+
+
+def test_files_after_options_are_files(capsys, traceback_log, monkeypatch):
+    """``FILE``s may come before, between and after options, and after ``--``."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(TRACEBACK_LOG.encode())))
+    status, out, err = run(
+        capsys, "classify", traceback_log, "--format", "jsonl", traceback_log, "--", "-"
+    )
+    assert status == EXIT_OK
+    assert [r["file"] for r in records(out)] == [traceback_log] * 4 + ["<stdin>"] * 2
+    assert err.startswith("llm-errors: 3 files, 24 lines:")
+    status, out, _ = run(capsys, "explain", "quota", "--json", "exceeded")
+    assert status == EXIT_OK
+    assert json.loads(out)["matched"] == "quota exceeded"
 
 
 def test_field_with_text_input_is_a_usage_error(capsys, traceback_log):

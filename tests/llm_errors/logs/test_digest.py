@@ -1,14 +1,20 @@
 """A report's figures: the classify tally plus examples, names, files and problems."""
 
+import collections
+import importlib
+import inspect
+import pkgutil
+
+import llm_errors
 from llm_errors import ErrorCode
 from llm_errors._classification import Classification, Layer
 from llm_errors.logs._digest import (
-    EXAMPLES_PER_ROW,
+    EXCERPTS_PER_ROW,
     FILES_LISTED,
     NAMED_LIMIT,
     PROBLEMS_LISTED,
     Digest,
-    Example,
+    Excerpt,
 )
 from llm_errors.logs._scan import Finding, Problem, ProblemKind
 from llm_errors.logs._tally import CappedCounter, Tally
@@ -27,26 +33,26 @@ def test_examples_per_row_are_the_first_ones():
     for line in range(1, 6):
         digest.add("app.log", finding(line), when=1741943521.0 + line, provider="openai")
     assert digest.tally.by_code[ErrorCode.RATE_LIMIT] == 5
-    assert [x.line for x in digest.code_examples[ErrorCode.RATE_LIMIT]] == [1, 2]
-    assert len(digest.rule_examples["http.429", ErrorCode.RATE_LIMIT]) == EXAMPLES_PER_ROW
+    assert [x.line for x in digest.code_excerpts[ErrorCode.RATE_LIMIT]] == [1, 2]
+    assert len(digest.rule_excerpts["http.429", ErrorCode.RATE_LIMIT]) == EXCERPTS_PER_ROW
     row = digest.named["openai", None]
     assert (row.count, row.retryable, row.codes[ErrorCode.RATE_LIMIT]) == (5, 5, 5)
     assert digest.timeline.timed == 5
     assert digest.unnamed == 0
 
 
-def test_example_where():
-    """A one-line example names its line, a traceback its range."""
-    assert Example("app.log", 3, 3, "m").where == "app.log:3"
-    assert Example("app.log", 3, 9, "m").where == "app.log:3-9"
+def test_excerpt_where():
+    """A one-line excerpt names its line, a traceback its range."""
+    assert Excerpt("app.log", 3, 3, "m").where == "app.log:3"
+    assert Excerpt("app.log", 3, 9, "m").where == "app.log:3-9"
 
 
 def test_examples_are_redacted_excerpts():
     """An example is the finding's redacted message, never its raw text."""
     digest = Digest()
     digest.add("app.log", finding(1, text="429 Too Many Requests api_key=sk-abcdefghijklmnop1234"))
-    (example,) = digest.code_examples[ErrorCode.RATE_LIMIT]
-    assert "sk-abcdefghijklmnop1234" not in example.message
+    (excerpt,) = digest.code_excerpts[ErrorCode.RATE_LIMIT]
+    assert "sk-abcdefghijklmnop1234" not in excerpt.message
 
 
 def test_named_pairs_bounded():
@@ -65,13 +71,13 @@ def test_unmatched_examples_follow_the_counter():
     digest = Digest(tally=Tally(unmatched_messages=CappedCounter(cap=2)))
     for index in range(12):
         digest.add("app.log", finding(index + 1, UNMATCHED, f"ERROR job failed: {'x' * index}"))
-    assert len(digest.unmatched_examples) <= 2 * 2 + 1
+    assert len(digest.unmatched_excerpts) <= 2 * 2 + 1
     tracked = {message for message, _ in digest.tally.unmatched_messages.most_common(10)}
-    assert set(digest.unmatched_examples) <= tracked | {"ERROR job failed: " + "x" * 11}
+    assert set(digest.unmatched_excerpts) <= tracked | {"ERROR job failed: " + "x" * 11}
     digest2 = Digest()
     for line in (1, 2, 3):
         digest2.add("app.log", finding(line, UNMATCHED, f"ERROR job {line}000 failed"))
-    assert [x.line for x in digest2.unmatched_examples["ERROR job <n> failed"]] == [1, 2]
+    assert [x.line for x in digest2.unmatched_excerpts["ERROR job <n> failed"]] == [1, 2]
 
 
 def test_problems_keep_their_first_reasons():
@@ -94,3 +100,16 @@ def test_files_listed_bounded():
         stats = digest.open_file(f"{index}.log")
         stats.lines = 1
     assert len(digest.files) == FILES_LISTED
+
+
+def test_one_class_name_means_one_class():
+    """No two classes of ``llm_errors`` share a name (the report's Excerpt is no Example)."""
+    shared = collections.defaultdict(set)
+    for info in pkgutil.walk_packages(llm_errors.__path__, "llm_errors."):
+        if info.name.endswith("__main__"):  # runs the command line when imported
+            continue
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if inspect.isclass(value) and value.__module__ == module.__name__:
+                shared[name].add(module.__name__)
+    assert {name: sorted(where) for name, where in shared.items() if len(where) > 1} == {}

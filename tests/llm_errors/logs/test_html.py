@@ -9,6 +9,7 @@ import os
 import shutil
 import struct
 import subprocess
+import unicodedata
 import zlib
 from collections import Counter
 from datetime import datetime
@@ -237,6 +238,33 @@ def test_hostile_log_text_stays_text(capsys, tmp_path):
     assert '"><img src=x onerror=alert(3)>' in providers
     assert "<script>alert(2)</script>" in providers
     assert page.find("h1").text() == "<b onmouseover=x>t</b>"
+
+
+# Every Bidi_Control character: the embeddings, overrides and isolates by their class,
+# and the three marks (LRM, RLM, ALM), whose classes are those of letters.
+BIDI_CONTROLS = {
+    chr(code)
+    for code in range(0x110000)
+    if unicodedata.bidirectional(chr(code))
+    in {"LRE", "RLE", "PDF", "LRO", "RLO", "LRI", "RLI", "FSI", "PDI"}
+} | {"\u200e", "\u200f", "\u061c"}
+
+
+def test_bidi_controls_are_shown_escaped(capsys, tmp_path):
+    """A right-to-left override from a file name or a log line cannot reverse the page's text."""
+    controls = "".join(sorted(BIDI_CONTROLS))
+    log = tmp_path / "app\u202e.log"
+    message = f"upstream returned 503 \u202e{controls} (model gpt-4o\u202e)"
+    record = {"level": 50, "msg": f"failed \u2067{controls}", "model": "gpt-4o\u202e"}
+    lines = [LINE.format(clock="09:12:01,000", message=message), json.dumps(record)]
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _, text, page = report(capsys, tmp_path, "--title", "t\u202e", str(log))
+    assert len(BIDI_CONTROLS) == 12  # Unicode's Bidi_Control property has twelve
+    assert sorted(BIDI_CONTROLS & set(text)) == []
+    shown = page.text()
+    assert f"{tmp_path}/app\\u202e.log:1" in shown
+    assert "upstream returned 503 \\u202e\\u061c\\u200e" in shown
+    assert page.find("h1").text() == "t\\u202e"
 
 
 @pytest.mark.parametrize("argv", [*INPUTS, pytest.param(["HOSTILE"], id="hostile")])

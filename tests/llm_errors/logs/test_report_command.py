@@ -134,3 +134,23 @@ def test_truncated_gzip_counts_what_was_read(capsys, tmp_path):
     page = output.read_text(encoding="utf-8")
     assert "unreadable: reading failed" in page
     assert "errors</span>" in page
+
+
+@pytest.mark.parametrize("offset", ["+24:00", "+2400", "+99", "-24:00"])
+def test_an_impossible_offset_leaves_the_error_undated(capsys, tmp_path, offset):
+    """A time with an offset no zone has is no time: counted undated, never a crash."""
+    log = tmp_path / "app.log"
+    # httpx's line from examples/sample.log, and openai-python's APITimeoutError message.
+    url = "https://api.openai.com/v1/chat/completions"
+    httpx = f'httpx: HTTP Request: POST {url} "HTTP/1.1 429 Too Many Requests"'
+    record = '"level": "error", "msg": "Request timed out."'
+    log.write_text(
+        f"2025-03-14T09:12:01{offset} INFO {httpx}\n"
+        f'{{"time": "2025-03-14T09:12:02{offset}", {record}}}\n'
+        f"2025-03-14 09:12:03,004 INFO {httpx}\n",
+        encoding="utf-8",
+    )
+    output = tmp_path / "report.html"
+    assert main(["report", str(log), "-o", str(output)]) == EXIT_OK
+    page = output.read_text(encoding="utf-8")
+    assert "1 of 3 errors carry a timestamp (2 without are not drawn)" in page

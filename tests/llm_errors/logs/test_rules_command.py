@@ -249,3 +249,64 @@ def test_the_docs_show_the_shipped_rules_file():
     """docs/cli.md's worked example quotes examples/rules.toml as it is."""
     page = (EXAMPLES.parent / "docs" / "cli.md").read_text(encoding="utf-8")
     assert f"```toml\n{DEEPCHAT_RULES}```\n" in page
+
+
+def test_rules_check_names_every_bad_rule_of_every_file(capsys, rules_file):
+    """One run names each problem of each file (file, rule, field), and exits 2."""
+    rule = CLAUDE_RULES.split("[[rules]]", 1)[1]
+    bad = rules_file(
+        "[[rules]]"
+        + rule.replace('"CONTEXT_OVERFLOW"', '"CONTEXT"')
+        + "[[rules]]"
+        + rule.replace("claude-code.available-context", "t.unclosed").replace(
+            "'\\bavailableContext", "'(\\bavailableContext"
+        )
+        + "[[rules]]"
+        + rule.replace("claude-code.available-context", "bad id!"),
+        "bad.toml",
+    )
+    broken = rules_file("[[rules]\n", "broken.toml")
+    good = rules_file(DEEPCHAT_RULES, "deepchat.toml")
+    status, out, err = run(capsys, "rules", "check", bad, good, broken)
+    assert status == EXIT_USAGE
+    assert out == f"{good}: 1 rule, 3 examples: ok\n"
+    expected = [
+        f"{bad}: rule 'claude-code.available-context': field 'code': is not an error code",
+        f"{bad}: rule #3: field 'id': must be letters, digits",
+        f"{bad}: rule 't.unclosed': field 'pattern': does not compile: missing )",
+        f"{broken}: is not valid TOML: ",
+        "4 problems in 2 files of 3",
+    ]
+    lines = err.splitlines()
+    wrong = [
+        (line, start)
+        for line, start in zip(lines, expected, strict=True)
+        if not line.startswith(f"llm-errors: {start}")
+    ]
+    assert wrong == []
+
+
+def test_control_characters_from_a_rules_file_are_shown_escaped(capsys, rules_file):
+    """Terminal escapes and bidi controls in a why or a file name are printed escaped."""
+    why = "Claude Code found no room \x1b[31mleft\x1b[0m \u202efor the answer."
+    path = rules_file(
+        CLAUDE_RULES.replace(
+            "Claude Code found no room left for the answer.", why.replace("\x1b", "\\u001b")
+        ),
+        "mine\x1b]0;title\x07.toml",
+    )
+    status, out, err = run(capsys, "explain", "--rules", path, CLAUDE)
+    assert status == EXIT_OK
+    assert (
+        "why          Claude Code found no room \\x1b[31mleft\\x1b[0m \\u202efor the answer.\n"
+        in out
+    )
+    assert "source       " + str(path).replace("\x1b", "\\x1b").replace("\x07", "\\x07") in out
+    status, out, err = run(capsys, "rules", "check", path)
+    assert status == EXIT_OK
+    assert out.startswith(str(path).replace("\x1b", "\\x1b").replace("\x07", "\\x07") + ": 1 rule")
+    broken = rules_file("[[rules]\n", "broken\x1b[2J.toml")
+    status, out, err = run(capsys, "rules", "check", broken)
+    assert status == EXIT_USAGE
+    assert "\x1b" not in err
+    assert "broken\\x1b[2J.toml: is not valid TOML" in err

@@ -12,9 +12,16 @@ import regex
 
 from llm_errors import RulesFileError, classify, rules_from_toml
 from llm_errors._match.matcher import FLAGS
-from llm_errors.logs._cli import EXIT_OK, main
+from llm_errors.logs._cli import EXIT_OK, EXIT_UNREADABLE, main
+from llm_errors.logs._input import LINE_LIMIT
+from llm_errors.logs._run import PROBLEMS_SHOWN
 from llm_errors.logs._scan import excerpt
-from llm_errors.logs._suggest import CODE_PLACEHOLDER, EXAMPLES_KEPT, pattern_of
+from llm_errors.logs._suggest import (
+    CODE_PLACEHOLDER,
+    EXAMPLES_KEPT,
+    EXIT_UNWRITABLE,
+    pattern_of,
+)
 from llm_errors.logs._tally import normalise
 
 CORPUS = Path(__file__).parents[1] / "corpus"
@@ -180,12 +187,68 @@ def test_what_the_rules_already_match_is_not_suggested(capsys):
     assert tomllib.loads(out) == {}
 
 
-def test_an_unreadable_input_is_named(capsys, tmp_path):
-    """A missing input: the others are still read, the file written, exit status 3."""
+@pytest.mark.parametrize("before", [None, "# my rules\n"], ids=["new", "existing"])
+def test_an_unreadable_input_writes_nothing(capsys, tmp_path, before):
+    """A missing input is named, exit status 3, and the output is neither created nor changed."""
     output = tmp_path / "rules.toml"
-    status, _, err = run(
-        capsys, "suggest", tmp_path / "missing.log", EXAMPLES / "gateway.log", "-o", output
+    if before is not None:
+        output.write_text(before, encoding="utf-8")
+    missing = tmp_path / "missing.log"
+    status, out, err = run(capsys, "suggest", missing, EXAMPLES / "gateway.log", "-o", output)
+    assert (status, out) == (EXIT_UNREADABLE, "")
+    summary = "1 file, 6 lines: 2 errors (0 retryable, 2 unmatched)"
+    assert err.splitlines() == [
+        f"llm-errors: {missing}: unreadable file: No such file or directory",
+        f"llm-errors: wrote nothing to {output}: {summary}; input problems: 1 unreadable file",
+    ]
+    if before is None:
+        assert list(tmp_path.iterdir()) == []
+    else:
+        assert output.read_text(encoding="utf-8") == before
+        assert list(tmp_path.iterdir()) == [output]
+    status, out, _ = run(capsys, "suggest", missing, "-o", "-")
+    assert (status, out) == (EXIT_UNREADABLE, "")
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_reading(capsys, tmp_path):
+    """A directory, or a path in no directory: exit status 4, nothing read or written."""
+    for output in (tmp_path, tmp_path / "nowhere" / "rules.toml"):
+        status, _, err = run(capsys, "suggest", tmp_path / "missing.log", "-o", output)
+        assert status == EXIT_UNWRITABLE
+        assert err.startswith(f"llm-errors: cannot write {output}: ")
+        assert "missing.log" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_input_problems_are_reported_as_classify_reports_them(capsys, tmp_path):
+    """Bad JSON, binary, undecodable and over-long lines: classify's lines and summary counts."""
+    log = tmp_path / "app.log"
+    message = b"ERROR app: Upstream model request failed"  # dataelement/bisheng#2426
+    log.write_bytes(
+        b'{"msg": not json\n'
+        + b"bin\x00ary\n" * (PROBLEMS_SHOWN + 2)
+        + b"caf\xe9 "
+        + message
+        + b"\n"
+        + message
+        + b" "
+        + b"x" * LINE_LIMIT
+        + b"\n"
+        + message
+        + b"\n"
     )
-    assert status == 3
-    assert "missing.log" in err
-    assert len(tomllib.loads(output.read_text(encoding="utf-8"))["rules"]) == 1
+    _, _, classified = run(capsys, "classify", "--format", "jsonl", log)
+    status, out, err = run(capsys, "suggest", log, "-o", "-")
+    assert status == EXIT_OK
+    suggested = len(tomllib.loads(out)["rules"])
+    *problems, last = err.splitlines()
+    *same, summary = classified.splitlines()
+    assert problems == same
+    assert len(problems) == 1 + PROBLEMS_SHOWN + 1 + 2
+    assert last == summary.replace(
+        "llm-errors:", f"llm-errors: wrote {suggested} suggested rules to stdout:"
+    )
+    assert summary.endswith(
+        f"input problems: 1 bad JSON line, {PROBLEMS_SHOWN + 2} binary lines, "
+        "1 over-long line, 1 undecodable line"
+    )

@@ -4,6 +4,8 @@ import itertools
 from datetime import datetime
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from llm_errors import ErrorCode
 from llm_errors.logs._timeline import (
@@ -59,6 +61,11 @@ def test_line_time_forms(line, expected):
         pytest.param("2100-01-01 00:00:00 too late", id="after-2099"),
         pytest.param("2025-03-14 09:12 no seconds", id="no-seconds"),
         pytest.param("2025-03-14 09:12:01:77 not a time", id="trailing-colon"),
+        pytest.param("2025-03-14T09:12:01+24:00 x", id="offset-24h"),
+        pytest.param("2025-03-14T09:12:01-24:00 x", id="offset-minus-24h"),
+        pytest.param("2025-03-14T09:12:01+2400 x", id="offset-24h-no-colon"),
+        pytest.param("2025-03-14T09:12:01+99 x", id="offset-99h"),
+        pytest.param("2025-03-14T09:12:01.004+05:60 x", id="offset-60min"),
         pytest.param("", id="empty"),
         pytest.param("Traceback (most recent call last):", id="no-time"),
     ],
@@ -93,6 +100,49 @@ def test_record_time(record, expected):
         assert found is None
     else:
         assert found == pytest.approx(expected, abs=1e-6)
+
+
+_ZONE_FORMS = {
+    "colon": "{sign}{h:02}:{m:02}",
+    "no-colon": "{sign}{h:02}{m:02}",
+    "hours": "{sign}{h:02}",
+}
+
+
+@given(
+    sign=st.sampled_from("+-"),
+    hours=st.integers(0, 99),
+    minutes=st.integers(0, 99),
+    form=st.sampled_from(sorted(_ZONE_FORMS)),
+    space=st.booleans(),
+)
+@example(sign="+", hours=24, minutes=0, form="colon", space=False)
+@example(sign="-", hours=24, minutes=0, form="no-colon", space=False)
+@example(sign="+", hours=99, minutes=0, form="hours", space=False)
+@example(sign="-", hours=23, minutes=59, form="colon", space=True)
+def test_any_offset_is_converted_or_undated(sign, hours, minutes, form, space):
+    """Every offset the pattern reads gives UTC if a zone can have it, else no time: no crash."""
+    minutes = minutes if form != "hours" else 0
+    zone = _ZONE_FORMS[form].format(sign=sign, h=hours, m=minutes)
+    stamp = f"2025-03-14T09:12:01{' ' if space else ''}{zone}"
+    shift = (1 if sign == "-" else -1) * (hours * 3600 + minutes * 60)
+    expected = BASE - 0.004 + shift if hours <= 23 and minutes <= 59 else None
+    for found in (line_time(f"{stamp} ERROR x"), text_time(stamp), record_time({"time": stamp})):
+        if expected is None:
+            assert found is None
+        else:
+            assert found == pytest.approx(expected, abs=1e-6)
+
+
+@given(
+    st.from_regex(
+        r"\A\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,9})? ?([Zz]|[+-]\d{2}(:?\d{2})?)?\Z"
+    )
+)
+def test_any_stamp_the_pattern_reads_is_a_time_or_none(stamp):
+    """Whatever digits fill the fields (any script's), a stamp is a believable time or none."""
+    for found in (line_time(stamp), text_time(stamp), record_time({"ts": stamp})):
+        assert found is None or 946_684_800 <= found < 4_102_444_800
 
 
 def test_text_time_needs_the_whole_string():
