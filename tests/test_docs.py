@@ -1,4 +1,4 @@
-"""Every code block in docs/ runs, so no example can rot.
+"""Every code block in docs/ and README.md runs, so no example can rot.
 
 - The ```python blocks of a page run in order, in one namespace, in a fresh interpreter
   (`-W error`) whose working directory sees the repository's files; top-level `await`,
@@ -8,6 +8,10 @@
   too, and must exit 0, or with the status shown by a following `$ echo $?` and its
   output line. A line is left out when it reads a pipe or names a file the repository
   does not ship (`app.log.gz`); files it writes land in a temporary directory.
+- The lines a page shows after such a command are its output (stdout and stderr, as a
+  terminal shows them, without colour), and must be what it prints, line for line. A
+  line of `...` stands for any number of lines, and `...` inside a line for any text:
+  that is how a page marks what legitimately varies (a port, a timing).
 - Two HTML comments, right before a block, are the only escape hatches:
   `<!-- test: setup ... -->` holds Python run (invisibly) before the next block, for the
   names a page takes for granted (`exc`, a transcript `line`, a FakeMistral); and
@@ -29,10 +33,13 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.policy
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-OWN_RUNNER = {"observability.md"}
-PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
+OWN_RUNNER = {"docs/observability.md"}
+# Each page by its path in the repository: docs/ and the README.
+PAGES = [*sorted(p.relative_to(ROOT).as_posix() for p in DOCS.rglob("*.md")), "README.md"]
 FENCE = re.compile(r"^(?P<ticks>`{3,})(?P<lang>[\w-]*)\s*$")
 MARKER = re.compile(r"<!--\s*test:\s*(?P<kind>\w+)(?P<body>.*?)-->", re.DOTALL)
 # A recipe of docs/retry.md: tests/llm_retry/recipes runs it against its real SDK.
@@ -40,6 +47,7 @@ RECIPE = re.compile(r"<!--\s*recipe:\s*[\w-]+\s*-->\s*$")
 FILE_OPERAND = re.compile(r"\.(?:log|jsonl|json|gz|txt|toml|sse)$")
 SHELL_SYNTAX = {"|", ">", ">>", "<", "&&", "||", ";", "&"}
 OUTPUT_OPTIONS = {"--output", "-o"}
+SCRIPTS = {"llm-errors", "llm-adapter"}  # pyproject.toml's [project.scripts]
 RUN_TIMEOUT_S = 120
 
 
@@ -59,7 +67,7 @@ class Block:
 def blocks_of(page: str, text: str | None = None) -> list[Block]:
     """The page's fenced blocks, each with the test marker written right before it."""
     if text is None:
-        text = (DOCS / page).read_text(encoding="utf-8")
+        text = (ROOT / page).read_text(encoding="utf-8")
     lines = text.splitlines()
     found: list[Block] = []
     prose_start = 0  # the first line after the previous block, 0-based
@@ -78,7 +86,7 @@ def blocks_of(page: str, text: str | None = None) -> list[Block]:
         found.append(Block(page, number + 2, opening["lang"], text, kind, body, marker_line))
         number = prose_start = end + 1
     if MARKER.search("\n".join(lines[prose_start:])):
-        pytest.fail(f"docs/{page}: a test marker after the last block precedes no block")
+        pytest.fail(f"{page}: a test marker after the last block precedes no block")
     return found
 
 
@@ -95,12 +103,12 @@ def _marker_before(
     last = markers[-1]
     line = start + prose.count("\n", 0, last.start()) + 1
     if len(markers) > 1 or prose[last.end() :].strip():
-        pytest.fail(f"docs/{page}: the test marker at line {line} precedes no block")
+        pytest.fail(f"{page}: the test marker at line {line} precedes no block")
     kind, body = last["kind"], last["body"]
     if kind not in {"setup", "skip"}:
-        pytest.fail(f"docs/{page}: unknown test marker {kind!r} at line {line}")
+        pytest.fail(f"{page}: unknown test marker {kind!r} at line {line}")
     if kind == "skip" and not body.strip():
-        pytest.fail(f"docs/{page}: the skip at line {line} must give its reason")
+        pytest.fail(f"{page}: the skip at line {line} must give its reason")
     return kind, body, line
 
 
@@ -125,7 +133,7 @@ def run_program(page: str) -> None:
     try:
         for line, source in page_program(page):
             padded = "\n" * (line - 1) + source  # tracebacks show the page's own line numbers
-            code = compile(padded, f"docs/{page}", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+            code = compile(padded, page, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
             result = eval(code, namespace)  # noqa: S307 - our own documentation
             if result is not None:  # a block with top-level await compiles to a coroutine
                 loop.run_until_complete(result)
@@ -148,12 +156,13 @@ def _python_pages() -> list[str]:
 
 def test_every_page_is_covered():
     """Each page with Python runs here or in its own runner; a stray marker fails the suite."""
-    assert "tutorial.md" in _python_pages()
+    assert {"docs/tutorial.md", "docs/index.md", "README.md"} <= set(_python_pages())
     assert set(PAGES) >= OWN_RUNNER
     for page in PAGES:
         blocks_of(page)
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("page", _python_pages())
 @pytest.mark.integration
 def test_python_blocks_run(page, workdir):
@@ -171,12 +180,13 @@ def test_python_blocks_run(page, workdir):
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """A `$` line of a console block and the exit status the page shows for it."""
+    """A `$` line of a console block, and the output and exit status the page shows for it."""
 
     page: str
     line: int
     argv: tuple[str, ...]
     status: int
+    output: tuple[str, ...] = ()  # the lines shown up to the next `$` line; none: not checked
 
 
 def commands_of(page: str, text: str | None = None) -> list[Command]:
@@ -192,17 +202,38 @@ def commands_of(page: str, text: str | None = None) -> list[Command]:
             argv = tuple(shlex.split(shell[2:], comments=True))
             if not argv or argv[0] == "echo" or not _runs_here(argv):
                 continue
-            shown = lines[offset + 1 : offset + 3]
+            end = offset + 1
+            while end < len(lines) and not lines[end].startswith("$ "):
+                end += 1
+            shown = lines[end : end + 2]
             status = 0
             if len(shown) == 2 and shown[0] == "$ echo $?" and shown[1].isdigit():
                 status = int(shown[1])
-            found.append(Command(page, block.line + offset, argv, status))
+            output = tuple(lines[offset + 1 : end])
+            found.append(Command(page, block.line + offset, argv, status, output))
     return found
 
 
+def output_pattern(shown: tuple[str, ...]) -> re.Pattern[str]:
+    """What the shown lines match: `...` alone is any lines, `...` in a line any text."""
+    parts = []
+    for line in shown:
+        if line.strip() == "...":
+            parts.append(r"(?:[^\n]*\n)*?")
+        else:
+            text = re.escape(line.rstrip()).replace(re.escape("..."), r"[^\n]*?")
+            parts.append(f"{text}\n")
+    return re.compile("".join(parts))
+
+
+def printed(output: str) -> str:
+    """What a command printed, as lines without trailing blanks, each ending in a newline."""
+    return "".join(f"{line.rstrip()}\n" for line in output.splitlines())
+
+
 def _runs_here(argv: tuple[str, ...]) -> bool:
-    """Ours (`llm-errors`, `python -m`), no shell syntax, and every file it reads shipped."""
-    if argv[0] != "llm-errors" and argv[:2] != ("python", "-m"):
+    """Ours (a console script, `python -m`), no shell syntax, and every file it reads shipped."""
+    if argv[0] not in SCRIPTS and argv[:2] != ("python", "-m"):
         return False
     if SHELL_SYNTAX & set(argv):
         return False
@@ -220,17 +251,19 @@ COMMANDS = [command for page in PAGES for command in commands_of(page)]
 def test_commands_are_found():
     """The sample-log command of docs/cli.md is among the commands that run."""
     assert any(
-        command.page == "cli.md" and "examples/sample.log" in command.argv for command in COMMANDS
+        command.page == "docs/cli.md" and "examples/sample.log" in command.argv
+        for command in COMMANDS
     )
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     "command",
     [pytest.param(c, id=f"{c.page}:{c.line}") for c in COMMANDS],
 )
 @pytest.mark.integration
 def test_command_runs(command, workdir):
-    """The command exits with the status the page shows (0 unless an `echo $?` says)."""
+    """It exits with the status the page shows (0 unless `echo $?` says), printing what it shows."""
     bin_dir = Path(sys.executable).parent
     if command.argv[0] == "python":
         argv = [sys.executable, *command.argv[1:]]
@@ -239,13 +272,31 @@ def test_command_runs(command, workdir):
     result = subprocess.run(  # noqa: S603 - our own documentation
         argv,
         cwd=workdir,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # interleaved as a terminal shows them
         text=True,
         timeout=RUN_TIMEOUT_S,
         check=False,
-        env={**os.environ, "NO_COLOR": "1"},
+        env={**os.environ, "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"},
     )
-    assert result.returncode == command.status, result.stderr
+    assert result.returncode == command.status, result.stdout
+    if command.output:
+        assert output_pattern(command.output).fullmatch(printed(result.stdout)), result.stdout
+
+
+QUICK_START = (
+    "pip install . && python -m adapter demo",
+    "pip install '.[test]' && python -m pytest",
+)
+
+
+def test_readme_quick_start_is_what_ci_runs():
+    """The README's Quick start is its two lines, and CI runs the second verbatim."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Quick start\n", 1)[1].split("\n## ", 1)[0]
+    (block,) = [b for b in blocks_of("README.md", section) if b.lang == "sh"]
+    assert tuple(block.text.splitlines()) == QUICK_START
+    assert f"if ! ({QUICK_START[1]}); then exit 1; fi" in (ROOT / ".ci" / "run").read_text()
 
 
 MARKED = """\
@@ -287,7 +338,33 @@ def test_commands_and_their_status():
     """`echo $?` sets the expected status; pipes, unshipped files and scripts do not run."""
     (command,) = commands_of("x.md", MARKED)
     assert command.argv[:3] == ("llm-errors", "classify", "examples/sample.log")
-    assert (command.line, command.status) == (16, 1)
+    assert (command.line, command.status, command.output) == (16, 1, ())
+
+
+def test_commands_and_their_output():
+    """The lines after a command, up to the next `$` line, are the output it must print."""
+    text = "```console\n$ llm-errors --version\nllm-errors 0.2.0\n$ llm-adapter --version\n```\n"
+    version, adapter = commands_of("x.md", text)
+    assert (version.output, adapter.output) == (("llm-errors 0.2.0",), ())
+
+
+@pytest.mark.parametrize(
+    ("shown", "output", "matches"),
+    [
+        pytest.param(("llm-errors 0.2.0",), "llm-errors 0.2.0\n", True, id="same"),
+        pytest.param(("llm-errors 0.1.0",), "llm-errors 0.2.0\n", False, id="stale"),
+        pytest.param(("a",), "a\nb\n", False, id="unshown-line"),
+        pytest.param(("a", "...", "d"), "a\nb\nc\nd\n", True, id="lines-left-out"),
+        pytest.param(("a", "...", "d"), "a\nd\n", True, id="no-line-left-out"),
+        pytest.param(("a", "..."), "a\nb\n", True, id="tail-left-out"),
+        pytest.param(("first token after ... ms",), "first token after 4 ms\n", True, id="varies"),
+        pytest.param(("after ... ms",), "after 4 ms\nand more\n", False, id="varies-in-line"),
+        pytest.param(("a.b (x)",), "aXb (x)\n", False, id="literal"),
+    ],
+)
+def test_shown_output(shown, output, matches):
+    """Shown output matches line for line; `...` leaves out lines, or text within a line."""
+    assert bool(output_pattern(shown).fullmatch(printed(output))) is matches
 
 
 @pytest.mark.parametrize(

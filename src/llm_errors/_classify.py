@@ -7,12 +7,12 @@ wins:
    code (one whose code is ``PROVIDER_ERROR`` is weak: the chain is searched on and
    it is the fallback);
 2. **exception**: exception types in the ``__cause__``/``__context__`` chain and in
-   exception groups, by class identity or qualified name (``_exceptions.py``); a
+   exception groups, by class identity or qualified name (``_rules/exceptions.py``); a
    specific type beats a generic wrapper, and a cancellation caused by a timeout is
    a timeout;
 3. **status** and 4. **text**: HTTP statuses, provider error ``type``/``code`` values
-   and headers (``_status.py``), and the flattened message text matched against the
-   pattern table (``_patterns.py``). These two share one precedence order, the
+   and headers (``_rules/status.py``), and the flattened message text matched against the
+   pattern table (``_rules/patterns.py``). These two share one precedence order, the
    table's: a structured signal ranks where the rule it maps to ranks, so a status
    beats plain wordings while quota, context-overflow and content-filter wordings
    beat a status.

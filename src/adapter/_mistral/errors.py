@@ -6,7 +6,7 @@ Three sources of failure end up here:
   the body, in any of the body shapes Mistral has been seen to send (docs/wire.md §7.2,
   shapes A to I);
 - an error object inside a 200 stream (:func:`error_from_payload`): classified by its
-  content, never by the stream's HTTP 200 (the anthropic pitfall, STYLE.md §9);
+  content, never by the stream's HTTP 200 (docs/adapter.md, "Errors");
 - a stream the adapter cannot follow: :class:`UnmappableChunkError` for a content
   chunk pi has no surface for (ADR 0014), :func:`malformed_chunk_error` for a payload
   that is not JSON or not a chunk. Both are ``PROVIDER_ERROR``, and both name the

@@ -2,10 +2,10 @@ r"""Match a message against the whole rule table with one combined pattern.
 
 All rules are alternatives of a single ``regex`` pattern, in table order, each in
 its own named group. The rule listed first in the table wins wherever it matches,
-which is exactly the precedence ``_patterns.py`` documents, without a loop over
+which is exactly the precedence ``_rules/patterns.py`` documents, without a loop over
 rules. Four things keep this fast on log-sized input:
 
-1. **Triggers** (``_prefilter``): a line containing none of the rules' trigger
+1. **Triggers** (``prefilter``): a line containing none of the rules' trigger
    tokens cannot match, and is answered after one ``bytes.translate``, one
    ``split`` and one set test, without any regex (most log lines end here). The
    non-ASCII tokens (runs of CJK characters, say) are looked for as substrings,
@@ -27,7 +27,7 @@ rules. Four things keep this fast on log-sized input:
    before it (a shorter pattern, which usually finds nothing).
 
 The status a matched message states is read where its 4xx/5xx tokens start
-(``_status.status_in_tokens``), from the same tokens.
+(``_rules/status.py``, ``status_in_tokens``), from the same tokens.
 """
 
 from __future__ import annotations

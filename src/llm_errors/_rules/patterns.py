@@ -6,7 +6,7 @@ rationale and real-world examples with their public source. ``RULES`` is ordered
 **the order is the precedence**. When several rules match one message, the rule
 that comes first wins, and structured evidence (an HTTP status, a provider's
 error ``type``/``code``) takes the position of the rule it maps to (see
-``_status.py``). The bands, in order:
+``status.py``). The bands, in order:
 
 1. quota and billing exhaustion, a request that can never fit, output-limit
    errors, content filters, specific auth failures, provider throttling codes:
@@ -183,6 +183,8 @@ def _spelled(numbers: str) -> str:
 
 _S = "ADR 0015 (pi-ai transport truncations, docs/adr/0015-flattened-transport-errors.md)"
 
+#: The built-in rules in precedence order: where several match, the first wins
+#: (docs/patterns.md lists them all).
 RULES: tuple[Rule, ...] = (
     # ------------------------------------------------------ band 1: corpus families
     Rule(

@@ -178,7 +178,7 @@ class Feeder:
         """Feed line :attr:`number`, which holds trigger words only (``LineFilter.ends``).
 
         The block is valid UTF-8 and such a line holds no NUL or ESC and is not the
-        first line, so it decodes as :func:`~llm_errors.logs.decode_line` would.
+        first line, so it decodes as :func:`~llm_errors.logs._input.decode_line` would.
         """
         text = raw.decode("utf-8").rstrip("\r\n")
         if self._watcher is not None:
@@ -191,7 +191,7 @@ class Feeder:
         """Show the watcher lines passed over: as one range if ASCII and taken, else one by one.
 
         (Such a line holds no NUL or ESC and is not the input's first, so it decodes
-        as :func:`~llm_errors.logs.decode_line` would.)
+        as :func:`~llm_errors.logs._input.decode_line` would.)
         """
         assert self._watcher is not None  # noqa: S101 -- only called with one
         ascii_range = self._ascii or block[start:stop].isascii()

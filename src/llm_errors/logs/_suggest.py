@@ -3,7 +3,7 @@ r"""``llm-errors suggest``: skeleton rules for the most frequent unmatched messa
 The logs are scanned as ``classify`` scans them (with ``--rules`` in place, so
 what your rules already match is not suggested again). Unmatched errors are
 counted by their folded template, as the table's "most frequent unmatched
-messages" are (:func:`~llm_errors.logs.normalise`: numbers, ids, UUIDs and times
+messages" are (:func:`~llm_errors.logs._tally.normalise`: numbers, ids, UUIDs and times
 folded). For each of the ``--top`` templates one ``[[rules]]`` table is written:
 
 * ``pattern``: the template with its literal text escaped, each run of spaces
