@@ -19,10 +19,10 @@ event and rule names read like module paths (``llm_retry.retries``).
 """
 
 import ast
+import functools
 import importlib
 import inspect
 import re
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -55,16 +55,21 @@ def docstrings(path: Path) -> str:
     return "\n".join(texts)
 
 
-def shipped_names() -> set[str]:
-    """The file names of the repository (git's list, so nothing local counts)."""
-    listed = subprocess.run(
-        ["git", "ls-files"],  # noqa: S607 - the repository's own list
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return {Path(line).name for line in listed.splitlines()}
+#: The folders the repository ships (in the sdist too), beside its top-level files.
+SHIPPED = ("src", "docs", "tests", "bench", "examples", "vendor", ".ci")
+
+
+@functools.cache
+def shipped_names() -> frozenset[str]:
+    """The file names of the repository's shipped folders and top-level files.
+
+    Caches, virtual environments and built sites lie outside these folders or in
+    ``__pycache__``, so nothing local counts; a clone and an sdist give the same list.
+    """
+    paths = [path for path in ROOT.iterdir() if path.is_file()]
+    for folder in SHIPPED:
+        paths += [path for path in (ROOT / folder).rglob("*") if path.is_file()]
+    return frozenset(path.name for path in paths if "__pycache__" not in path.parts)
 
 
 def imports(dotted: str) -> bool:
@@ -102,7 +107,7 @@ def declared(owner: object, name: str) -> bool:
     return re.search(rf"\bself\.{name}\b\s*(?::[^=\n]+)?=", inspect.getsource(owner)) is not None
 
 
-def missing(text: str, *, docstring: bool, names: set[str]) -> list[str]:
+def missing(text: str, *, docstring: bool, names: frozenset[str]) -> list[str]:
     """What ``text`` names that does not exist."""
     gone = [path for path in REPO_PATH.findall(text) if not (ROOT / path).exists()]
     gone += [path for path in PACKAGE_PATH.findall(text) if not (SRC / path).exists()]
