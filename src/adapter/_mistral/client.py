@@ -7,7 +7,7 @@ is here, once, and has no I/O of its own:
 
 - :class:`Timeouts` and the adapter settings (:class:`Settings`): API key, URL,
   headers, the retry policy;
-- :class:`Call`, one call to ``stream``: the prepared request (built by the pure
+- :class:`StreamCall`, one call to ``stream``: the prepared request (built by the pure
   :func:`~adapter._mistral.request.to_wire`) and a state machine the shells drive per
   attempt (``begin`` -> ``rejects``/``response_error`` -> ``opened`` -> ``feed``
   per read -> ``end`` at the end of the body), which runs the SSE decoder and the
@@ -75,11 +75,11 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "DRAIN_LIMIT",
     "DRAIN_WAIT",
-    "Call",
     "Limits",
     "MissingApiKeyError",
     "ModelRef",
     "Settings",
+    "StreamCall",
     "Timeouts",
     "now_ms",
 ]
@@ -311,7 +311,9 @@ class Settings:
             f"timeouts={self.timeouts!r}, retry={retry})"
         )
 
-    def prepare(self, model: ModelRef, context: Context, options: StreamOptions | None) -> Call:
+    def prepare(
+        self, model: ModelRef, context: Context, options: StreamOptions | None
+    ) -> StreamCall:
         """Build one call's request: the pure mapping runs here, so bugs raise at once.
 
         Raises:
@@ -336,7 +338,7 @@ class Settings:
             check_header_value(name, value)  # a session_id or model header with CR/LF
             headers[name] = value
         headers["Authorization"] = self.authorization.value
-        return Call(
+        return StreamCall(
             model=info,
             url=self.url,
             body=body,
@@ -364,7 +366,7 @@ def _detail(exc: BaseException) -> str:
     return f"{name}: {text}" if text else name
 
 
-class Call:
+class StreamCall:
     """One call to ``stream``: the prepared request and the state of its latest attempt.
 
     The shells create it (through :meth:`Settings.prepare`) and drive it; each

@@ -20,7 +20,7 @@ from syrupy.extensions.json import JSONSnapshotExtension
 
 from adapter import Context, StreamOptions, Tool, UnknownModelError, get_model
 from adapter._mistral.async_client import MistralAdapter
-from adapter._mistral.client import Call, MissingApiKeyError, Settings, Timeouts
+from adapter._mistral.client import MissingApiKeyError, Settings, StreamCall, Timeouts
 from adapter._mistral.errors import UnmappableChunkError, partial_of
 from adapter._mistral.request import to_wire
 from adapter._mistral.sync_client import MistralAdapterSync
@@ -1045,7 +1045,7 @@ def test_every_httpx_failure_is_translated(exc_type):
     assert error.code is expected
     assert exc_type.__name__ in str(error)
     assert partial_of(error) is call.state.message
-    assert isinstance(call, Call)
+    assert isinstance(call, StreamCall)
 
 
 def test_translated_errors_never_echo_the_key():
