@@ -271,7 +271,7 @@ def test_sse_event_and_comment_round_trip():
         pytest.param(lambda: Stream(batch=0), ValueError, "batch must be an int >= 1", id="batch"),
         pytest.param(lambda: Stream(delay=-1), ValueError, "delay must be", id="delay"),
         pytest.param(lambda: Stream(status=42), ValueError, "three-digit", id="status"),
-        pytest.param(lambda: Stream(status=True), ValueError, "three-digit", id="bool-status"),
+        pytest.param(lambda: Stream(status=True), TypeError, "three-digit", id="bool-status"),
         pytest.param(
             lambda: Stream(headers={"x": "a\r\nb"}), ValueError, "malformed", id="header-crlf"
         ),
@@ -1038,6 +1038,6 @@ def test_docs_examples_run():
     """The Python examples in docs/testing.md run as written."""
     docs = Path(__file__).parents[3] / "docs" / "testing.md"
     blocks = re.findall(r"```python\n(.*?)```", docs.read_text(), flags=re.DOTALL)
-    assert len(blocks) == 4
+    assert len(blocks) == 5
     for block in blocks:
         exec(compile(block, str(docs), "exec"), {})  # noqa: S102  -- our own docs
