@@ -50,7 +50,7 @@ from adapter._mistral.errors import (
     partial_of,
 )
 from adapter._mistral.request import chat_completions_url, request_headers, to_wire
-from adapter._mistral.secrets import Scrubber, check_api_key, check_header_value
+from adapter._mistral.secrets import KEY_PADDING, Scrubber, check_header_value, clean_api_key
 from adapter._mistral.stream import StreamState, fail, finish, map_data, start
 from adapter._sse import MAX_EVENT, MAX_LINE, SSEDecoder, SSELimitError
 from adapter.pi._context import Context, StreamOptions
@@ -264,14 +264,16 @@ class Settings:
         retry: RetryPolicy | None,
         limits: Limits | None = None,
     ) -> None:
+        if api_key is not None and not isinstance(api_key, str):
+            raise TypeError(f"api_key must be a str, not {type(api_key).__name__}")
+        source = "api_key" if api_key is not None else API_KEY_ENV
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
-        if not key or not key.strip():
+        if not key or not key.strip(KEY_PADDING):
             raise MissingApiKeyError(
                 f"no Mistral API key: pass api_key=... or set {API_KEY_ENV} "
                 "(any non-empty key works with adapter.testing.FakeMistral)"
             )
-        key = key.strip()
-        check_api_key(key)
+        key = clean_api_key(key, source=source)
         if not str(base_url).strip().lower().startswith(("http://", "https://")):
             raise ValueError(f"base_url must be an http:// or https:// URL, not {base_url!r}")
         if timeouts is not None and not isinstance(timeouts, Timeouts):

@@ -50,7 +50,9 @@ class MistralAdapterSync:
     Args:
         api_key: The API key; by default ``MISTRAL_API_KEY``. Never shown in reprs,
             logs or errors. :class:`~adapter._mistral.client.MissingApiKeyError` if neither
-            is set.
+            is set. Spaces, tabs and line breaks around it are stripped (a key read
+            from a file often ends with a newline); whitespace, control or non-ASCII
+            characters inside it are a ``ValueError`` naming where it came from.
         base_url: The API's base URL (``https://api.mistral.ai``); ``…/v1`` works too.
         timeouts: Connect, read (between chunks), write, pool and total timeouts
             (:class:`~adapter._mistral.client.Timeouts`); they apply to every request, also

@@ -286,9 +286,13 @@ def test_request_headers_and_body(flavour, suffix):
     assert request.json()["stream"] is True
 
 
+@pytest.mark.integration
 def test_api_key_from_the_environment(monkeypatch):
-    """Without ``api_key`` the key comes from ``MISTRAL_API_KEY``; without both, a clear error."""
-    monkeypatch.setenv("MISTRAL_API_KEY", "from-the-env")
+    """Without ``api_key`` the key comes from ``MISTRAL_API_KEY``; without both, a clear error.
+
+    The newline a key read from a file ends with is stripped, not sent.
+    """
+    monkeypatch.setenv("MISTRAL_API_KEY", "from-the-env\r\n")
     with FakeMistral() as fake:
         with MistralAdapterSync(base_url=fake.url) as adapter:
             adapter.complete(MODEL, CONTEXT)
@@ -312,6 +316,7 @@ def test_api_key_from_the_environment(monkeypatch):
         ),
         pytest.param({"api_key": "abc\ndef"}, ValueError, "whitespace", id="key-newline"),
         pytest.param({"api_key": "abc def"}, ValueError, "whitespace", id="key-space"),
+        pytest.param({"api_key": b"abc-def"}, TypeError, "api_key must be a str", id="key-bytes"),
     ],
 )
 def test_bad_settings_fail_at_construction(settings, error, match):
