@@ -81,6 +81,7 @@ __all__ = [
     "Settings",
     "StreamCall",
     "Timeouts",
+    "check_base_url",
     "now_ms",
 ]
 
@@ -227,6 +228,36 @@ def _check_header(name: object, value: object) -> None:
         raise ValueError("headers: pass the key as api_key, not as an Authorization header")
 
 
+_PORTS: Final = range(1, 65536)
+
+
+def check_base_url(base_url: object) -> str:
+    """``base_url`` without surrounding blanks, once it is a URL a request can go to.
+
+    Checked when the adapter is built, so that a typo fails there and not as an
+    ``httpx.InvalidURL`` (or a retried connection error) at every call.
+
+    Raises:
+        TypeError: ``base_url`` is not a ``str``.
+        ValueError: it does not parse, is not ``http://`` or ``https://``, has no
+            host, or has a port outside 1 to 65535.
+
+    .. versionadded:: 0.2.0
+    """
+    if not isinstance(base_url, str):
+        raise TypeError(f"base_url must be a str, not {type(base_url).__name__}")
+    url = base_url.strip()
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise ValueError(f"base_url {url[:100]!r} is not a valid URL ({exc})") from None
+    if parsed.scheme not in {"http", "https"} or not parsed.host:
+        raise ValueError(f"base_url must be an http:// or https:// URL with a host, not {url!r}")
+    if parsed.port is not None and parsed.port not in _PORTS:
+        raise ValueError(f"base_url has port {parsed.port}: a port is 1 to 65535")
+    return url
+
+
 class _Secret:
     """A string that never shows itself in a repr (e.g. in ``vars(adapter)``)."""
 
@@ -274,8 +305,7 @@ class Settings:
                 "(any non-empty key works with adapter.testing.FakeMistral)"
             )
         key = clean_api_key(key, source=source)
-        if not str(base_url).strip().lower().startswith(("http://", "https://")):
-            raise ValueError(f"base_url must be an http:// or https:// URL, not {base_url!r}")
+        self.base_url = check_base_url(base_url)
         if timeouts is not None and not isinstance(timeouts, Timeouts):
             raise TypeError(f"timeouts must be a Timeouts, not {type(timeouts).__name__}")
         if retry is not None and not isinstance(retry, RetryPolicy):
@@ -285,7 +315,6 @@ class Settings:
         self.authorization = _Secret(f"Bearer {key}")
         self.scrub = Scrubber(key)
         self.limits = limits or Limits()
-        self.base_url = base_url.strip()
         self.url = chat_completions_url(self.base_url)
         self.timeouts = timeouts or Timeouts()
         self.timeout = self.timeouts.for_httpx()

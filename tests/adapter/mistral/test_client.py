@@ -308,6 +308,10 @@ def test_api_key_from_the_environment(monkeypatch):
     ("settings", "error", "match"),
     [
         pytest.param({"base_url": "ftp://example.com"}, ValueError, "base_url", id="scheme"),
+        pytest.param({"base_url": "https://[::1"}, ValueError, "not a valid URL", id="url"),
+        pytest.param({"base_url": "http://"}, ValueError, "with a host", id="no-host"),
+        pytest.param({"base_url": "http://h:99999"}, ValueError, "1 to 65535", id="port"),
+        pytest.param({"base_url": 8080}, TypeError, "base_url must be a str", id="url-type"),
         pytest.param({"timeouts": 3}, TypeError, "Timeouts", id="timeouts-type"),
         pytest.param({"retry": 3}, TypeError, "RetryPolicy", id="retry-type"),
         pytest.param({"headers": {"X-A": 1}}, TypeError, "X-A", id="header-value"),
