@@ -947,6 +947,7 @@ def test_separate_process_cannot_start_twice():
         server.start()
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     ("arguments", "events"),
     [
