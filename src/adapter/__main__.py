@@ -14,22 +14,34 @@ set). The console script ``llm-adapter`` is the same command; ``--version`` prin
 ``llm-adapter`` and the installed version either way, and ``--help`` names the command
 the way it was run (``llm-adapter`` or ``python -m adapter``).
 
+A usage error (an unknown option or model, a number out of range, a base URL that is
+not one, no key or a key HTTP cannot carry for ``--live``) is one line on stderr that
+names the value and what is allowed, with exit status 2.
+
 .. versionadded:: 0.1.0
 .. versionchanged:: 0.2.0
-   ``--version``; the console script's help names it ``llm-adapter``.
+   ``--version``; the console script's help names it ``llm-adapter``; usage errors
+   are one line, also for an unknown ``--model``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Final, NoReturn, TextIO
 
-from adapter._mistral.client import API_KEY_ENV, DEFAULT_BASE_URL
+from adapter._mistral.catalog import UnknownModelError, get_model, list_models
+from adapter._mistral.client import (
+    API_KEY_ENV,
+    DEFAULT_BASE_URL,
+    MissingApiKeyError,
+    check_base_url,
+)
 from adapter._mistral.errors import partial_of
 from adapter._mistral.sync_client import MistralAdapterSync
 from adapter.pi._content import TextContent
@@ -52,7 +64,7 @@ from adapter.testing import (
     tool_call_chunk,
     usage_info,
 )
-from llm_errors import LlmError, classify
+from llm_errors import LlmError, classify, redact
 from llm_errors._version import VersionAction
 from llm_retry import RetryEvent, RetryPolicy
 
@@ -296,16 +308,19 @@ def _explain(error: LlmError, requests: int, printer: _Printer) -> None:
 
 
 def _live(args: argparse.Namespace, printer: _Printer) -> int:
-    key = os.environ.get(API_KEY_ENV, "").strip()
-    if not key:
-        sys.stderr.write(
-            f"--live needs an API key: set {API_KEY_ENV} (https://console.mistral.ai/api-keys)\n"
+    policy = RetryPolicy(max_attempts=3, on_retry=printer.retry)
+    try:  # the key comes from the environment, stripped and checked by the adapter
+        adapter = MistralAdapterSync(base_url=args.base_url, retry=policy)
+    except MissingApiKeyError:
+        return _usage_error(
+            args.prog,
+            f"--live needs an API key: set {API_KEY_ENV} (https://console.mistral.ai/api-keys)",
         )
-        return 2
+    except ValueError as exc:  # a key HTTP cannot carry; the message never shows it
+        return _usage_error(args.prog, f"--live: {exc}")
     style = printer.style
     printer.line(style.bold(f"llm-resilience: the Mistral adapter, live ({args.base_url})"))
-    policy = RetryPolicy(max_attempts=3, on_retry=printer.retry)
-    with MistralAdapterSync(api_key=key, base_url=args.base_url, retry=policy) as adapter:
+    with adapter:
         error = _stream(adapter, args.model, printer)
     if error is not None:
         verdict = classify(error)
@@ -317,11 +332,53 @@ def _live(args: argparse.Namespace, printer: _Printer) -> int:
     return 0
 
 
+#: The exit status of a usage error.
+EXIT_USAGE: Final = 2
+#: The longest ``--delay`` and ``--retry-after``: a demo, not a benchmark.
+MAX_SECONDS: Final = 60.0
+
+
+def _usage_error(prog: str, message: str) -> int:
+    sys.stderr.write(f"{prog}: error: {message}\n")
+    return EXIT_USAGE
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr (exit status 2), not the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _seconds(text: str) -> float:
-    value = float(text)
-    if not 0 <= value <= 60:  # noqa: PLR2004 - a demo, not a benchmark
-        raise argparse.ArgumentTypeError(f"expected 0 to 60 seconds, got {text}")
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= MAX_SECONDS:  # also NaN
+        raise argparse.ArgumentTypeError(f"expected 0 to {MAX_SECONDS:g} seconds, got {text!r}")
     return value
+
+
+def _model(text: str) -> str:
+    """A catalog id or alias, checked here so that a typo is a usage error."""
+    try:
+        get_model(text)
+    except UnknownModelError as exc:
+        if exc.suggestions:
+            allowed = f"did you mean {', '.join(exc.suggestions)}?"
+        else:
+            allowed = f"the catalog has {', '.join(model.id for model in list_models())}"
+        shown = redact(text[:100])
+        raise argparse.ArgumentTypeError(f"unknown Mistral model {shown!r}; {allowed}") from None
+    return text
+
+
+def _base_url(text: str) -> str:
+    try:
+        return check_base_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 #: The console script's name (``[project.scripts]`` in pyproject.toml).
@@ -332,15 +389,15 @@ def main(argv: Sequence[str] | None = None, *, prog: str = COMMAND) -> int:
     """Run the command line; returns the exit status.
 
     ``prog`` is the name ``--help`` and usage errors show: the console script's by
-    default, ``python -m adapter`` when run as a module.
+    default, ``python -m adapter`` when run as a module. A usage error is one line on
+    stderr and returns 2; ``--help`` and ``--version`` return 0.
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0
-       ``prog``, and ``--version``.
+       ``prog``, and ``--version``; usage errors return 2 instead of raising
+       ``SystemExit``.
     """
-    parser = argparse.ArgumentParser(
-        prog=prog, description="The Mistral streaming adapter of llm-resilience."
-    )
+    parser = _Parser(prog=prog, description="The Mistral streaming adapter of llm-resilience.")
     parser.add_argument("--version", action=VersionAction, command=COMMAND)
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser(
@@ -352,10 +409,14 @@ def main(argv: Sequence[str] | None = None, *, prog: str = COMMAND) -> int:
         "--live", action="store_true", help=f"stream from the real API ({API_KEY_ENV} must be set)"
     )
     demo.add_argument(
-        "--model", default="mistral-small-latest", help="catalog model id (default: %(default)s)"
+        "--model",
+        type=_model,
+        default="mistral-small-latest",
+        help="catalog model id (default: %(default)s)",
     )
     demo.add_argument(
         "--base-url",
+        type=_base_url,
         default=DEFAULT_BASE_URL,
         help="API base URL for --live (default: %(default)s)",
     )
@@ -372,7 +433,12 @@ def main(argv: Sequence[str] | None = None, *, prog: str = COMMAND) -> int:
         help="fake server: the Retry-After of the 429, in seconds (default: %(default)s)",
     )
     demo.add_argument("--no-color", action="store_true", help="never use colours")
-    args = parser.parse_args(argv)
+    demo.set_defaults(prog=demo.prog)
+    commands.metavar = "{" + ",".join(commands.choices) + "}"  # named when it is missing
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # a usage error, --help or --version: already printed
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     out = sys.stdout
     colour = out.isatty() and not args.no_color and not os.environ.get("NO_COLOR")
     printer = _Printer(out, _Style(enabled=colour))

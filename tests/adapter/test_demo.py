@@ -92,12 +92,26 @@ def test_colour_only_on_a_terminal(monkeypatch, no_color_env, flag, coloured):
     assert (ESC in terminal.getvalue()) is coloured
 
 
-def test_live_without_a_key_exits_2(monkeypatch, capsys):
-    """``--live`` without ``MISTRAL_API_KEY`` says what to set and exits 2."""
-    monkeypatch.delenv("MISTRAL_API_KEY", raising=False)
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        pytest.param(None, "--live needs an API key: set MISTRAL_API_KEY", id="unset"),
+        pytest.param(" \n", "--live needs an API key: set MISTRAL_API_KEY", id="blank"),
+        pytest.param("abc def\n", "--live: MISTRAL_API_KEY contains whitespace", id="space-inside"),
+        pytest.param("clé-0123\n", "--live: MISTRAL_API_KEY contains non-ASCII", id="non-ascii"),
+    ],
+)
+def test_live_without_a_usable_key_is_a_one_line_usage_error(monkeypatch, capsys, key, problem):
+    """``--live`` without a key, or with one HTTP cannot carry, says so in one line: exit 2."""
+    if key is None:
+        monkeypatch.delenv("MISTRAL_API_KEY", raising=False)
+    else:
+        monkeypatch.setenv("MISTRAL_API_KEY", key)
     assert main(["demo", "--live"]) == 2
     captured = capsys.readouterr()
-    assert "MISTRAL_API_KEY" in captured.err
+    assert captured.err.startswith(f"llm-adapter demo: error: {problem}")
+    assert captured.err.count("\n") == 1
+    assert "abc" not in captured.err
     assert captured.out == ""
 
 
@@ -131,20 +145,54 @@ def test_live_failure_is_classified(monkeypatch, capsys):
     assert "bad-key" not in out
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        pytest.param([], id="no-command"),
-        pytest.param(["demo", "--delay", "-1"], id="negative-delay"),
-        pytest.param(["demo", "--retry-after", "soon"], id="not-a-number"),
-    ],
-)
-def test_usage_errors_exit_2(argv, capsys):
-    """Bad arguments are argparse usage errors (exit status 2)."""
-    with pytest.raises(SystemExit) as info:
-        main(argv)
-    assert info.value.code == 2
-    assert "usage:" in capsys.readouterr().err
+#: Bad command lines, and what the one line on stderr must name: the bad value, what is allowed.
+USAGE_ERRORS: list[tuple[list[str], list[str]]] = [
+    ([], ["llm-adapter: error: ", "required: {demo}"]),
+    (["deploy"], ["'deploy'", "demo"]),
+    (["demo", "--bogus"], ["unrecognized arguments: --bogus", "--help"]),
+    (
+        ["demo", "--model", "mistral-smal-latest"],
+        ["--model", "'mistral-smal-latest'", "mistral-small-latest"],
+    ),
+    (["demo", "--model", "gpt-4o"], ["'gpt-4o'", "the catalog has mistral-large-2512, "]),
+    (["demo", "--delay", "-1"], ["--delay", "0 to 60 seconds", "'-1'"]),
+    (["demo", "--delay", "nan"], ["--delay", "0 to 60 seconds", "'nan'"]),
+    (["demo", "--retry-after", "soon"], ["--retry-after", "0 to 60 seconds", "'soon'"]),
+    (["demo", "--retry-after"], ["--retry-after", "expected one argument"]),
+    (
+        ["demo", "--base-url", "ftp://example.com"],
+        ["--base-url", "http:// or https://", "'ftp://example.com'"],
+    ),
+    (["demo", "--base-url", "https://[::1"], ["--base-url", "'https://[::1'", "not a valid URL"]),
+    (["demo", "--base-url", "http://127.0.0.1:99999"], ["--base-url", "99999", "1 to 65535"]),
+]
+
+
+def test_every_usage_error_is_one_line_and_exit_2(capsys):
+    """A bad command line is one line on stderr naming the value and what is allowed: exit 2.
+
+    No usage block, no traceback, nothing on stdout, and nothing is started.
+    """
+    failures = []
+    for argv, names in USAGE_ERRORS:
+        try:
+            status: object = main(argv)
+        except BaseException as exc:  # a raised error (SystemExit too) is what this finds
+            status = f"raised {type(exc).__name__}"
+        out, err = capsys.readouterr()
+        missing = [name for name in names if name not in err]
+        if status != 2 or err.count("\n") != 1 or missing or out:
+            failures.append(f"{argv}: status {status}, stderr {err!r}, missing {missing}")
+    assert failures == []
+
+
+def test_a_usage_error_names_the_command_as_it_was_run(capsys):
+    """Run as ``python -m adapter``, the line names that, as ``--help`` does."""
+    assert main(["demo", "--delay", "61"], prog="python -m adapter") == 2
+    assert capsys.readouterr().err == (
+        "python -m adapter demo: error: argument --delay: expected 0 to 60 seconds, got '61' "
+        "(see python -m adapter demo --help)\n"
+    )
 
 
 # --- the conventions: --version, the name in --help, __version__ --------------------------

@@ -40,10 +40,10 @@ from adapter._mistral.client import (
     DEFAULT_BASE_URL,
     DRAIN_LIMIT,
     DRAIN_WAIT,
-    Call,
     Limits,
     ModelRef,
     Settings,
+    StreamCall,
     Timeouts,
 )
 from adapter._mistral.telemetry import trace_async
@@ -163,7 +163,7 @@ class MistralAdapter:
     # --- the I/O shell ----------------------------------------------------------------
 
     @staticmethod
-    async def _never_raise(call: Call, events: Events) -> Events:
+    async def _never_raise(call: StreamCall, events: Events) -> Events:
         try:
             async for event in events:
                 yield event
@@ -172,7 +172,7 @@ class MistralAdapter:
         finally:
             await events.aclose()
 
-    async def _attempt(self, call: Call) -> Events:
+    async def _attempt(self, call: StreamCall) -> Events:
         """One request: retried as a whole (by ``retry``) until it yields ``start``."""
         call.begin()
         request = response = None
@@ -247,7 +247,7 @@ def _give_request(exc: httpx.HTTPError, request: httpx.Request | None) -> None:
         exc.request = request
 
 
-async def _body_events(call: Call, response: httpx.Response) -> Events:
+async def _body_events(call: StreamCall, response: httpx.Response) -> Events:
     """The events of a 200 event stream's body, up to ``[DONE]`` or the end of the body."""
     reads = _raw(response)
     while (chunk := await _read(reads, call.remaining())) is not None:
@@ -268,7 +268,7 @@ async def _read(reads: AsyncIterator[bytes], remaining: float | None) -> bytes |
         return await anext(reads, None)
 
 
-async def _read_body(response: httpx.Response, call: Call) -> bytes:
+async def _read_body(response: httpx.Response, call: StreamCall) -> bytes:
     """An error response's body, decoded and bounded; whatever arrived if reading fails."""
     body = BoundedBody(call.limits.error_body)
     decoder = call.error_decoder(response.headers)

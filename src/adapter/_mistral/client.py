@@ -7,7 +7,7 @@ is here, once, and has no I/O of its own:
 
 - :class:`Timeouts` and the adapter settings (:class:`Settings`): API key, URL,
   headers, the retry policy;
-- :class:`Call`, one call to ``stream``: the prepared request (built by the pure
+- :class:`StreamCall`, one call to ``stream``: the prepared request (built by the pure
   :func:`~adapter._mistral.request.to_wire`) and a state machine the shells drive per
   attempt (``begin`` -> ``rejects``/``response_error`` -> ``opened`` -> ``feed``
   per read -> ``end`` at the end of the body), which runs the SSE decoder and the
@@ -50,7 +50,7 @@ from adapter._mistral.errors import (
     partial_of,
 )
 from adapter._mistral.request import chat_completions_url, request_headers, to_wire
-from adapter._mistral.secrets import Scrubber, check_api_key, check_header_value
+from adapter._mistral.secrets import KEY_PADDING, Scrubber, check_header_value, clean_api_key
 from adapter._mistral.stream import StreamState, fail, finish, map_data, start
 from adapter._sse import MAX_EVENT, MAX_LINE, SSEDecoder, SSELimitError
 from adapter.pi._context import Context, StreamOptions
@@ -75,12 +75,13 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "DRAIN_LIMIT",
     "DRAIN_WAIT",
-    "Call",
     "Limits",
     "MissingApiKeyError",
     "ModelRef",
     "Settings",
+    "StreamCall",
     "Timeouts",
+    "check_base_url",
     "now_ms",
 ]
 
@@ -227,6 +228,36 @@ def _check_header(name: object, value: object) -> None:
         raise ValueError("headers: pass the key as api_key, not as an Authorization header")
 
 
+_PORTS: Final = range(1, 65536)
+
+
+def check_base_url(base_url: object) -> str:
+    """``base_url`` without surrounding blanks, once it is a URL a request can go to.
+
+    Checked when the adapter is built, so that a typo fails there and not as an
+    ``httpx.InvalidURL`` (or a retried connection error) at every call.
+
+    Raises:
+        TypeError: ``base_url`` is not a ``str``.
+        ValueError: it does not parse, is not ``http://`` or ``https://``, has no
+            host, or has a port outside 1 to 65535.
+
+    .. versionadded:: 0.2.0
+    """
+    if not isinstance(base_url, str):
+        raise TypeError(f"base_url must be a str, not {type(base_url).__name__}")
+    url = base_url.strip()
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise ValueError(f"base_url {url[:100]!r} is not a valid URL ({exc})") from None
+    if parsed.scheme not in {"http", "https"} or not parsed.host:
+        raise ValueError(f"base_url must be an http:// or https:// URL with a host, not {url!r}")
+    if parsed.port is not None and parsed.port not in _PORTS:
+        raise ValueError(f"base_url has port {parsed.port}: a port is 1 to 65535")
+    return url
+
+
 class _Secret:
     """A string that never shows itself in a repr (e.g. in ``vars(adapter)``)."""
 
@@ -264,16 +295,17 @@ class Settings:
         retry: RetryPolicy | None,
         limits: Limits | None = None,
     ) -> None:
+        if api_key is not None and not isinstance(api_key, str):
+            raise TypeError(f"api_key must be a str, not {type(api_key).__name__}")
+        source = "api_key" if api_key is not None else API_KEY_ENV
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
-        if not key or not key.strip():
+        if not key or not key.strip(KEY_PADDING):
             raise MissingApiKeyError(
                 f"no Mistral API key: pass api_key=... or set {API_KEY_ENV} "
                 "(any non-empty key works with adapter.testing.FakeMistral)"
             )
-        key = key.strip()
-        check_api_key(key)
-        if not str(base_url).strip().lower().startswith(("http://", "https://")):
-            raise ValueError(f"base_url must be an http:// or https:// URL, not {base_url!r}")
+        key = clean_api_key(key, source=source)
+        self.base_url = check_base_url(base_url)
         if timeouts is not None and not isinstance(timeouts, Timeouts):
             raise TypeError(f"timeouts must be a Timeouts, not {type(timeouts).__name__}")
         if retry is not None and not isinstance(retry, RetryPolicy):
@@ -283,7 +315,6 @@ class Settings:
         self.authorization = _Secret(f"Bearer {key}")
         self.scrub = Scrubber(key)
         self.limits = limits or Limits()
-        self.base_url = base_url.strip()
         self.url = chat_completions_url(self.base_url)
         self.timeouts = timeouts or Timeouts()
         self.timeout = self.timeouts.for_httpx()
@@ -311,7 +342,9 @@ class Settings:
             f"timeouts={self.timeouts!r}, retry={retry})"
         )
 
-    def prepare(self, model: ModelRef, context: Context, options: StreamOptions | None) -> Call:
+    def prepare(
+        self, model: ModelRef, context: Context, options: StreamOptions | None
+    ) -> StreamCall:
         """Build one call's request: the pure mapping runs here, so bugs raise at once.
 
         Raises:
@@ -336,7 +369,7 @@ class Settings:
             check_header_value(name, value)  # a session_id or model header with CR/LF
             headers[name] = value
         headers["Authorization"] = self.authorization.value
-        return Call(
+        return StreamCall(
             model=info,
             url=self.url,
             body=body,
@@ -364,7 +397,7 @@ def _detail(exc: BaseException) -> str:
     return f"{name}: {text}" if text else name
 
 
-class Call:
+class StreamCall:
     """One call to ``stream``: the prepared request and the state of its latest attempt.
 
     The shells create it (through :meth:`Settings.prepare`) and drive it; each

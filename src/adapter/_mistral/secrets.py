@@ -9,9 +9,11 @@ error leaves the adapter (its message, ``request_id``, ``body``, notes, and the
 messages of the exceptions it chains), and in the message's ``errorMessage``.
 
 Keys and header values are checked when the adapter is built
-(:func:`check_api_key`, :func:`check_header_value`): a key that cannot travel in a
+(:func:`clean_api_key`, :func:`check_header_value`): a key that cannot travel in a
 header would otherwise fail every call with an error whose ``repr`` holds
-``Bearer <key>``. The errors name the problem, never the value.
+``Bearer <key>``. The errors name the problem, never the value. Spaces, tabs and
+line breaks around a key are stripped first (:data:`KEY_PADDING`): a key read from a
+file or an environment variable often ends with a newline, and no key has them.
 
 .. versionadded:: 0.1.0
 """
@@ -23,9 +25,11 @@ from typing import Final
 
 from llm_errors import LlmError
 
-__all__ = ["Scrubber", "check_api_key", "check_header_value"]
+__all__ = ["KEY_PADDING", "Scrubber", "check_header_value", "clean_api_key"]
 
 KEY_MARK: Final = "<redacted>"
+#: What is stripped from around an API key: ASCII spaces, tabs and line breaks.
+KEY_PADDING: Final = " \t\r\n"
 IMAGE_MARK: Final = "<base64 elided>"
 
 # One base64 character, ``/`` possibly JSON-escaped; a run of 40 or more of them is
@@ -103,16 +107,24 @@ class Scrubber:
             exc.__notes__ = [self(note) if isinstance(note, str) else note for note in notes]
 
 
-def check_api_key(key: str) -> None:
-    """Reject a key that cannot travel in an HTTP header, without showing it.
+def clean_api_key(key: str, *, source: str = "api_key") -> str:
+    """The key without the :data:`KEY_PADDING` around it, checked for an HTTP header.
+
+    ``source`` says where the key came from (``api_key`` or the environment variable),
+    for the error; the error never shows the key.
 
     Raises:
-        ValueError: the key has non-ASCII, whitespace or control characters.
+        ValueError: what is left has non-ASCII, whitespace or control characters.
     """
+    key = key.strip(KEY_PADDING)
     if not key.isascii():
-        raise ValueError("api_key contains non-ASCII characters (a key is ASCII)")
+        raise ValueError(f"{source} contains non-ASCII characters (a key is ASCII)")
     if not all(char.isprintable() and not char.isspace() for char in key):
-        raise ValueError("api_key contains whitespace or control characters")
+        raise ValueError(
+            f"{source} contains whitespace or control characters (inside the key: spaces, "
+            "tabs and line breaks around it are stripped)"
+        )
+    return key
 
 
 def check_header_value(name: str, value: str) -> None:

@@ -1,9 +1,9 @@
 """``MistralAdapterSync``: the blocking I/O shell around :mod:`adapter._mistral.client`.
 
 It sends the request with an ``httpx.Client``, feeds the bytes to the shared
-:class:`~adapter._mistral.client.Call` and closes the response in a ``finally``. The async
-twin (:mod:`adapter._mistral.async_client`) has the same shape line for line; everything
-that is not I/O lives in the shared core.
+:class:`~adapter._mistral.client.StreamCall` and closes the response in a ``finally``.
+The async twin (:mod:`adapter._mistral.async_client`) has the same shape line for line;
+everything that is not I/O lives in the shared core.
 
 .. versionadded:: 0.1.0
 """
@@ -26,10 +26,10 @@ from adapter._mistral.client import (
     DEFAULT_BASE_URL,
     DRAIN_LIMIT,
     DRAIN_WAIT,
-    Call,
     Limits,
     ModelRef,
     Settings,
+    StreamCall,
     Timeouts,
 )
 from adapter._mistral.telemetry import trace_sync
@@ -50,7 +50,9 @@ class MistralAdapterSync:
     Args:
         api_key: The API key; by default ``MISTRAL_API_KEY``. Never shown in reprs,
             logs or errors. :class:`~adapter._mistral.client.MissingApiKeyError` if neither
-            is set.
+            is set. Spaces, tabs and line breaks around it are stripped (a key read
+            from a file often ends with a newline); whitespace, control or non-ASCII
+            characters inside it are a ``ValueError`` naming where it came from.
         base_url: The API's base URL (``https://api.mistral.ai``); ``…/v1`` works too.
         timeouts: Connect, read (between chunks), write, pool and total timeouts
             (:class:`~adapter._mistral.client.Timeouts`); they apply to every request, also
@@ -157,13 +159,13 @@ class MistralAdapterSync:
     # --- the I/O shell ----------------------------------------------------------------
 
     @staticmethod
-    def _never_raise(call: Call, events: Events) -> Events:
+    def _never_raise(call: StreamCall, events: Events) -> Events:
         try:
             yield from events
         except LlmError as error:
             yield call.error_event(error)
 
-    def _attempt(self, call: Call) -> Events:
+    def _attempt(self, call: StreamCall) -> Events:
         """One request: retried as a whole (by ``retry``) until it yields ``start``."""
         call.begin()
         response = None
@@ -280,7 +282,7 @@ def _shutdown(sock: socket.socket) -> None:
         sock.shutdown(socket.SHUT_RDWR)
 
 
-def _read_body(response: httpx.Response, call: Call) -> bytes:
+def _read_body(response: httpx.Response, call: StreamCall) -> bytes:
     """An error response's body, decoded and bounded; whatever arrived if reading fails."""
     body = BoundedBody(call.limits.error_body)
     decoder = call.error_decoder(response.headers)

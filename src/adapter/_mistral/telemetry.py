@@ -35,7 +35,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 from urllib.parse import urlsplit
 
-from adapter._mistral.client import ABORTS, Call, ModelRef
+from adapter._mistral.client import ABORTS, ModelRef, StreamCall
 from adapter._mistral.stream import StreamState
 from adapter.pi._content import TextContent, ThinkingContent, ToolCall
 from adapter.pi._context import StreamOptions
@@ -105,7 +105,7 @@ def requested_model(model: ModelRef) -> str:
     return model if isinstance(model, str) else model.id
 
 
-def base_attributes(call: Call, model: str) -> Attributes:
+def base_attributes(call: StreamCall, model: str) -> Attributes:
     """What the span and every metric carry: the operation, provider, model and server."""
     address, port = _server(call.url)
     return {
@@ -117,7 +117,7 @@ def base_attributes(call: Call, model: str) -> Attributes:
     }
 
 
-def request_attributes(call: Call, model: str, options: StreamOptions | None) -> Attributes:
+def request_attributes(call: StreamCall, model: str, options: StreamOptions | None) -> Attributes:
     """The span's attributes known before sending: the base ones and the parameters set.
 
     .. versionadded:: 0.2.0
@@ -357,7 +357,7 @@ class Telemetry:
         meter_provider = self._meter_provider or self._global_meter_provider()
         return not type(meter_provider).__module__.startswith("opentelemetry.metrics")
 
-    def start(self, call: Call, model: str, options: StreamOptions | None) -> CallSpan:
+    def start(self, call: StreamCall, model: str, options: StreamOptions | None) -> CallSpan:
         """Start the call's span (not yet current)."""
         attributes = request_attributes(call, model, options)
         capture = _capture_content()
@@ -369,7 +369,7 @@ class Telemetry:
     def record(
         self,
         span: Span,
-        call: Call,
+        call: StreamCall,
         *,
         model: str,
         error: BaseException | None,
@@ -411,7 +411,7 @@ class CallSpan:
     __slots__ = ("_call", "_capture", "_model", "_span", "_started", "_telemetry")
 
     def __init__(
-        self, telemetry: Telemetry, span: Span, call: Call, model: str, *, capture: bool
+        self, telemetry: Telemetry, span: Span, call: StreamCall, model: str, *, capture: bool
     ) -> None:
         self._telemetry = telemetry
         self._span = span
@@ -479,7 +479,7 @@ def _active() -> Telemetry | None:
 
 
 def trace_sync(
-    events: Events, call: Call, model: ModelRef, options: StreamOptions | None
+    events: Events, call: StreamCall, model: ModelRef, options: StreamOptions | None
 ) -> Events:
     """``events`` inside the call's span; ``events`` itself without OpenTelemetry or SDK.
 
@@ -492,7 +492,11 @@ def trace_sync(
 
 
 def _traced(
-    telemetry: Telemetry, events: Events, call: Call, model: str, options: StreamOptions | None
+    telemetry: Telemetry,
+    events: Events,
+    call: StreamCall,
+    model: str,
+    options: StreamOptions | None,
 ) -> Events:
     span = telemetry.start(call, model, options)
     error: BaseException | None = None
@@ -517,7 +521,7 @@ def _traced(
 
 
 def trace_async(
-    events: AsyncEvents, call: Call, model: ModelRef, options: StreamOptions | None
+    events: AsyncEvents, call: StreamCall, model: ModelRef, options: StreamOptions | None
 ) -> AsyncEvents:
     """``events`` inside the call's span; ``events`` itself without OpenTelemetry or SDK.
 
@@ -532,7 +536,7 @@ def trace_async(
 async def _atraced(
     telemetry: Telemetry,
     events: AsyncEvents,
-    call: Call,
+    call: StreamCall,
     model: str,
     options: StreamOptions | None,
 ) -> AsyncEvents:

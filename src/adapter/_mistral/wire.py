@@ -72,6 +72,7 @@ __all__ = [
     "ImageURL",
     "ImageURLChunk",
     "JsonSchema",
+    "KnownFinishReason",
     "NamedToolChoice",
     "PlainChunk",
     "PlainPart",
@@ -310,11 +311,11 @@ class WireToolCall(_Response):
 
 # --- response ------------------------------------------------------------------------
 
-#: Why a choice stopped; an open set, since Mistral adds reasons over time. The literals
-#: document the known values (``model_length`` so far only on non-streamed responses).
-FinishReason: TypeAlias = (
-    Literal["stop", "length", "model_length", "error", "tool_calls"] | str  # noqa: PYI051  -- open enum
-)
+#: The reasons Mistral is known to send (``model_length`` so far only on non-streamed
+#: responses); the chunk builders of ``adapter.testing`` accept these.
+KnownFinishReason: TypeAlias = Literal["stop", "length", "model_length", "error", "tool_calls"]
+#: Why a choice stopped; an open set, since Mistral adds reasons over time.
+FinishReason: TypeAlias = KnownFinishReason | str
 
 
 class DeltaMessage(_Response):

@@ -8,6 +8,11 @@ edit further; anything the builders do not cover is a raw ``dict`` (or raw bytes
 
 Error bodies are the shapes collected in docs/wire.md §7.2, verbatim.
 
+Every builder checks its arguments when it is called (:mod:`adapter.testing._checks`):
+a mistake fails where it is made, with a ``TypeError`` or ``ValueError`` naming the
+builder and the argument. ``finish_reason`` takes the reasons Mistral sends; a reason
+it may add later goes through :func:`completion_chunk`, which takes any string.
+
 .. versionadded:: 0.1.0
 """
 
@@ -17,6 +22,16 @@ import json
 from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any, Literal, TypedDict, Unpack
+
+from adapter.testing._checks import (
+    check_bool,
+    check_finish_reason,
+    check_int,
+    check_mapping,
+    check_status,
+    check_str,
+    shown,
+)
 
 __all__ = [
     "DEFAULT_CHUNK_ID",
@@ -65,6 +80,53 @@ class ChunkMeta(TypedDict, total=False):
     created: int
 
 
+_META_KEYS = tuple(ChunkMeta.__annotations__)
+
+
+def _check_meta(owner: str, meta: Mapping[str, object]) -> None:
+    """The chunk keywords: only ``chunk_id``, ``model`` (strings) and ``created`` (an int)."""
+    for name, value in meta.items():
+        if name not in _META_KEYS:
+            raise TypeError(
+                f"{owner}: unexpected keyword argument {name!r} "
+                f"(the chunk keywords are {', '.join(_META_KEYS)})"
+            )
+        if name == "created":
+            check_int(owner, name, value)
+        else:
+            check_str(owner, name, value)
+
+
+def _check_parts(owner: str, name: str, parts: tuple[object, ...]) -> None:
+    for position, part in enumerate(parts):
+        check_mapping(owner, f"{name}[{position}]", part)
+
+
+def _check_pieces(owner: str, pieces: tuple[object, ...]) -> None:
+    for position, piece in enumerate(pieces):
+        if not isinstance(piece, str | Mapping):
+            raise TypeError(
+                f"{owner}: pieces[{position}] must be a str or a content part (a mapping), "
+                f"got {shown(piece)}"
+            )
+
+
+def _check_reference_ids(owner: str, reference_ids: tuple[object, ...]) -> None:
+    for position, reference_id in enumerate(reference_ids):
+        if isinstance(reference_id, str):
+            continue
+        if not isinstance(reference_id, int) or isinstance(reference_id, bool):
+            error: type[Exception] = TypeError
+        elif reference_id < 0:
+            error = ValueError
+        else:
+            continue
+        raise error(
+            f"{owner}: reference_ids[{position}] must be an int >= 0 or a str, "
+            f"got {shown(reference_id)}"
+        )
+
+
 def completion_chunk(
     delta: Mapping[str, Any] | None = None,
     *,
@@ -78,7 +140,9 @@ def completion_chunk(
 
     Args:
         delta: The choice's ``delta`` (``{}`` when omitted).
-        finish_reason: The choice's ``finish_reason`` (``null`` when omitted).
+        finish_reason: The choice's ``finish_reason`` (``null`` when omitted): any
+            string, also one Mistral does not send yet (the other builders take only
+            the known reasons, to catch typos).
         usage: A ``usage`` object (see :func:`usage_info`); omitted when ``None``.
         index: The choice's ``index``.
         choices: The ``choices`` array as is (e.g. ``[]``), instead of one built choice.
@@ -86,6 +150,16 @@ def completion_chunk(
 
     .. versionadded:: 0.1.0
     """
+    owner = "completion_chunk"
+    check_mapping(owner, "delta", delta, optional=True)
+    check_str(owner, "finish_reason", finish_reason, optional=True)
+    check_mapping(owner, "usage", usage, optional=True)
+    check_int(owner, "index", index)
+    if choices is not None:
+        if isinstance(choices, str | bytes | Mapping) or not isinstance(choices, list | tuple):
+            raise TypeError(f"{owner}: choices must be a list of mappings, got {shown(choices)}")
+        _check_parts(owner, "choices", tuple(choices))
+    _check_meta(owner, meta)
     if choices is not None and (delta is not None or finish_reason is not None):
         raise ValueError("completion_chunk: pass either choices or delta/finish_reason")
     chunk: dict[str, Any] = {
@@ -109,6 +183,7 @@ def role_chunk(**meta: Unpack[ChunkMeta]) -> dict[str, Any]:
 
     .. versionadded:: 0.1.0
     """
+    _check_meta("role_chunk", meta)
     return completion_chunk({"role": "assistant", "content": ""}, **meta)
 
 
@@ -126,6 +201,12 @@ def text_chunk(
 
     .. versionadded:: 0.1.0
     """
+    owner = "text_chunk"
+    check_str(owner, "text", text)
+    check_bool(owner, "typed", typed)
+    check_finish_reason(owner, "finish_reason", finish_reason, optional=True)
+    check_mapping(owner, "usage", usage, optional=True)
+    _check_meta(owner, meta)
     content: Any = [text_part(text)] if typed else text
     return completion_chunk({"content": content}, finish_reason=finish_reason, usage=usage, **meta)
 
@@ -140,6 +221,11 @@ def thinking_chunk(
 
     .. versionadded:: 0.1.0
     """
+    owner = "thinking_chunk"
+    _check_pieces(owner, pieces)
+    check_str(owner, "signature", signature, optional=True)
+    check_bool(owner, "closed", closed, optional=True)
+    _check_meta(owner, meta)
     return content_chunk(thinking_part(*pieces, signature=signature, closed=closed), **meta)
 
 
@@ -148,6 +234,8 @@ def reference_chunk(*reference_ids: int | str, **meta: Unpack[ChunkMeta]) -> dic
 
     .. versionadded:: 0.1.0
     """
+    _check_reference_ids("reference_chunk", reference_ids)
+    _check_meta("reference_chunk", meta)
     return content_chunk(reference_part(*reference_ids), **meta)
 
 
@@ -163,6 +251,10 @@ def content_chunk(
 
     .. versionadded:: 0.1.0
     """
+    owner = "content_chunk"
+    _check_parts(owner, "parts", parts)
+    check_finish_reason(owner, "finish_reason", finish_reason, optional=True)
+    _check_meta(owner, meta)
     return completion_chunk(
         {"content": [dict(part) for part in parts]}, finish_reason=finish_reason, **meta
     )
@@ -173,6 +265,7 @@ def text_part(text: str) -> dict[str, Any]:
 
     .. versionadded:: 0.1.0
     """
+    check_str("text_part", "text", text)
     return {"type": "text", "text": text}
 
 
@@ -188,6 +281,10 @@ def thinking_part(
 
     .. versionadded:: 0.1.0
     """
+    owner = "thinking_part"
+    _check_pieces(owner, pieces)
+    check_str(owner, "signature", signature, optional=True)
+    check_bool(owner, "closed", closed, optional=True)
     part: dict[str, Any] = {
         "type": "thinking",
         "thinking": [
@@ -206,6 +303,7 @@ def reference_part(*reference_ids: int | str) -> dict[str, Any]:
 
     .. versionadded:: 0.1.0
     """
+    _check_reference_ids("reference_part", reference_ids)
     return {"type": "reference", "reference_ids": list(reference_ids)}
 
 
@@ -229,13 +327,25 @@ def tool_call(
 
     .. versionadded:: 0.1.0
     """
+    owner = "tool_call"
+    check_str(owner, "name", name)
+    check_str(owner, "call_id", call_id, optional=True)
+    check_int(owner, "index", index)
+    if isinstance(arguments, str):
+        encoded = arguments
+    elif isinstance(arguments, Mapping):
+        try:
+            encoded = json.dumps(arguments, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{owner}: arguments is not JSON-serialisable ({exc})") from None
+    else:
+        raise TypeError(
+            f"{owner}: arguments must be a JSON string or a mapping, got {shown(arguments)}"
+        )
     return {
         "id": f"call{index:05d}" if call_id is None else call_id,
         "type": "function",
-        "function": {
-            "name": name,
-            "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
-        },
+        "function": {"name": name, "arguments": encoded},
         "index": index,
     }
 
@@ -253,6 +363,11 @@ def tool_call_chunk(
 
     .. versionadded:: 0.1.0
     """
+    owner = "tool_call_chunk"
+    _check_parts(owner, "calls", calls)
+    check_finish_reason(owner, "finish_reason", finish_reason, optional=True)
+    check_mapping(owner, "usage", usage, optional=True)
+    _check_meta(owner, meta)
     return completion_chunk(
         {"content": "", "tool_calls": [dict(call) for call in calls]},
         finish_reason=finish_reason,
@@ -272,6 +387,11 @@ def finish_chunk(
 
     .. versionadded:: 0.1.0
     """
+    owner = "finish_chunk"
+    check_finish_reason(owner, "reason", reason, optional=False)
+    check_mapping(owner, "usage", usage, optional=True)
+    check_str(owner, "content", content)
+    _check_meta(owner, meta)
     return completion_chunk({"content": content}, finish_reason=reason, usage=usage, **meta)
 
 
@@ -280,6 +400,8 @@ def usage_only_chunk(usage: Mapping[str, Any], **meta: Unpack[ChunkMeta]) -> dic
 
     .. versionadded:: 0.1.0
     """
+    check_mapping("usage_only_chunk", "usage", usage)
+    _check_meta("usage_only_chunk", meta)
     return completion_chunk(choices=[], usage=usage, **meta)
 
 
@@ -288,8 +410,19 @@ def usage_info(
 ) -> dict[str, Any]:
     """A ``usage`` object; ``cached_tokens`` goes to ``prompt_tokens_details``.
 
+    Cached tokens are part of the prompt, so ``cached_tokens`` is at most ``prompt_tokens``.
+
     .. versionadded:: 0.1.0
     """
+    owner = "usage_info"
+    check_int(owner, "prompt_tokens", prompt_tokens)
+    check_int(owner, "completion_tokens", completion_tokens)
+    check_int(owner, "cached_tokens", cached_tokens, optional=True)
+    if cached_tokens is not None and cached_tokens > prompt_tokens:
+        raise ValueError(
+            f"{owner}: cached_tokens must be at most prompt_tokens ({prompt_tokens}), "
+            f"got {cached_tokens}"
+        )
     usage: dict[str, Any] = {
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
@@ -309,10 +442,19 @@ def sse_event(
 ) -> bytes:
     """One raw SSE event (UTF-8), for payloads that are not chunks: ``"{not json"``.
 
-    A multi-line ``data`` becomes several ``data:`` lines, as the format requires.
+    A multi-line ``data`` (lines split at LF) becomes several ``data:`` lines, as the
+    format requires. A CR would end a line too, so it is refused in every field: write
+    the raw bytes yourself for framing of your own.
 
     .. versionadded:: 0.1.0
     """
+    owner = "sse_event"
+    check_str(owner, "data", data)
+    if "\r" in data:
+        raise ValueError(f"{owner}: data must not contain CR (SSE ends a line there)")
+    check_str(owner, "event", event, optional=True, line=True)
+    check_str(owner, "event_id", event_id, optional=True, line=True)
+    check_int(owner, "retry", retry, optional=True)
     lines = [] if event is None else [f"event: {event}"]
     if event_id is not None:
         lines.append(f"id: {event_id}")
@@ -323,11 +465,17 @@ def sse_event(
 
 
 def sse_comment(text: str = "keep-alive") -> bytes:
-    """A raw SSE comment block, e.g. the keep-alive some proxies send.
+    """A raw SSE comment block, e.g. the keep-alive some proxies send (one line).
 
     .. versionadded:: 0.1.0
     """
+    check_str("sse_comment", "text", text, line=True)
     return f": {text}\n\n".encode()
+
+
+def _check_code(owner: str, code: object) -> None:
+    if isinstance(code, bool) or not isinstance(code, str | int | None):
+        raise TypeError(f"{owner}: code must be a str, an int or None, got {shown(code)}")
 
 
 def error_object(
@@ -349,6 +497,14 @@ def error_object(
 
     .. versionadded:: 0.1.0
     """
+    owner = "error_object"
+    if not isinstance(message, str | Mapping):
+        raise TypeError(f"{owner}: message must be a str or a mapping, got {shown(message)}")
+    check_str(owner, "error_type", error_type)
+    _check_code(owner, code)
+    check_str(owner, "param", param, optional=True)
+    if raw_status_code is not None:
+        check_status(owner, "raw_status_code", raw_status_code)
     body: dict[str, Any] = {
         "object": "error",
         "message": message if isinstance(message, str) else dict(message),
@@ -397,8 +553,12 @@ def example_error_body(shape: ErrorShape) -> Any:
 
     .. versionadded:: 0.1.0
     """
+    if not isinstance(shape, str):
+        raise TypeError(f"example_error_body: shape must be a str 'A' to 'I', got {shown(shape)}")
     if shape not in _ERROR_BODIES:
-        raise ValueError(f"unknown error body shape {shape!r}: expected one of A to I")
+        raise ValueError(
+            f"example_error_body: unknown error body shape {shown(shape)}: expected 'A' to 'I'"
+        )
     text = _ERROR_BODIES[shape]
     return None if text is None else json.loads(text)
 
@@ -408,6 +568,8 @@ def gateway_html(status: int = 502, *, server: str = "cloudflare") -> str:
 
     .. versionadded:: 0.1.0
     """
+    check_status("gateway_html", "status", status)
+    check_str("gateway_html", "server", server)
     try:
         title = f"{status} {HTTPStatus(status).phrase}"
     except ValueError:
@@ -430,6 +592,11 @@ def rate_limit_headers(
 
     .. versionadded:: 0.1.0
     """
+    owner = "rate_limit_headers"
+    check_int(owner, "remaining_requests", remaining_requests)
+    check_int(owner, "remaining_tokens", remaining_tokens)
+    check_int(owner, "limit_requests", limit_requests)
+    check_int(owner, "limit_tokens", limit_tokens)
     return {
         "x-ratelimit-limit-req-minute": str(limit_requests),
         "x-ratelimit-remaining-req-minute": str(remaining_requests),

@@ -3,23 +3,27 @@
 A benchmark client must not share the GIL with the server it measures, so
 ``python -m adapter.testing serve`` runs one preset scenario for every request until
 it is interrupted, printing its URL first; :class:`FakeMistralProcess` starts that
-command and stops it again.
+command and stops it again. A usage error (an unknown option, a count, port or delay
+out of range, an address it cannot listen on) is one line on stderr with exit status 2.
 
 .. versionadded:: 0.1.0
+.. versionchanged:: 0.2.0
+   Usage errors are one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import selectors
 import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType, TracebackType
-from typing import Literal, Self, TypeAlias
+from typing import Final, Literal, NoReturn, Self, TypeAlias
 
 from adapter.testing._scenarios import Scenario, Stream, big_stream, text_reply
 from adapter.testing._server import DEFAULT_SCENARIO, FakeMistral
@@ -28,6 +32,58 @@ __all__ = ["FakeMistralProcess", "Preset", "main"]
 
 #: The scenarios the command line can serve.
 Preset: TypeAlias = Literal["text", "big-stream"]
+
+_EXIT_USAGE: Final = 2
+_STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT)
+_PORTS: Final = range(65536)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr (exit status 2), not the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(_EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _count(minimum: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value not in _PORTS:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {text!r}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value >= 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds >= 0, got {text!r}")
+    return value
+
+
+def _text(text: str) -> str:
+    try:
+        text.encode()
+    except UnicodeEncodeError:  # bytes the locale could not decode (surrogate escapes)
+        raise argparse.ArgumentTypeError("expected text that is valid UTF-8") from None
+    return text
 
 
 def _preset(name: Preset, *, chunks: int, batch: int, text: str, delay: float) -> Scenario:
@@ -42,8 +98,12 @@ def _preset(name: Preset, *, chunks: int, batch: int, text: str, delay: float) -
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m adapter.testing serve …``: serve a preset until SIGINT or SIGTERM."""
-    parser = argparse.ArgumentParser(
+    """``python -m adapter.testing serve …``: serve a preset until SIGINT or SIGTERM.
+
+    Returns the exit status: 0 when stopped, 2 for a usage error (printed as one line on
+    stderr). The signal handlers it installs are restored before it returns.
+    """
+    parser = _Parser(
         prog="python -m adapter.testing",
         description="A fake Mistral chat-completions server, for tests and benchmarks.",
     )
@@ -52,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "serve", help="serve one scenario to every request; print the URL, then run until stopped"
     )
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
+    serve.add_argument("--port", type=_port, default=0, help="0 picks a free port (default)")
     serve.add_argument(
         "--scenario",
         choices=["text", "big-stream"],
@@ -60,28 +120,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="text: a short streamed answer (--chunks pieces of --text, if given); "
         "big-stream: --chunks text chunks written --batch events per write",
     )
-    serve.add_argument("--chunks", type=int, default=0, help="text chunks (big-stream: 100000)")
-    serve.add_argument("--batch", type=int, default=256, help="events per write (big-stream)")
-    serve.add_argument("--text", default="tok ", help="the text of each chunk")
     serve.add_argument(
-        "--delay", type=float, default=0.0, help="seconds between writes: a trickle (default 0)"
+        "--chunks", type=_count(0), default=0, help="text chunks (big-stream: 100000)"
     )
-    args = parser.parse_args(argv)
+    serve.add_argument("--batch", type=_count(1), default=256, help="events per write (big-stream)")
+    serve.add_argument("--text", type=_text, default="tok ", help="the text of each chunk")
+    serve.add_argument(
+        "--delay", type=_seconds, default=0.0, help="seconds between writes: a trickle (default 0)"
+    )
+    commands.metavar = "{" + ",".join(commands.choices) + "}"  # named when it is missing
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # a usage error or --help: already printed
+        return exc.code if isinstance(exc.code, int) else _EXIT_USAGE
 
     chunks = args.chunks or (100_000 if args.scenario == "big-stream" else 0)
     scenario = _preset(
         args.scenario, chunks=chunks, batch=args.batch, text=args.text, delay=args.delay
     )
+    fake = FakeMistral(default=scenario, host=args.host, port=args.port)
+    try:
+        fake.start()
+    except OSError as exc:  # the port is taken or privileged, the host is not ours
+        reason = exc.strerror or str(exc)
+        sys.stderr.write(
+            f"{serve.prog}: error: cannot listen on {args.host}:{args.port}: {reason}\n"
+        )
+        return _EXIT_USAGE
     stop = threading.Event()
 
     def on_signal(_signum: int, _frame: FrameType | None) -> None:
         stop.set()
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    with FakeMistral(default=scenario, host=args.host, port=args.port) as fake:
+    previous = {number: signal.signal(number, on_signal) for number in _STOP_SIGNALS}
+    try:
         print(fake.url, flush=True)  # noqa: T201  -- the one line a parent process reads
         stop.wait()
+    finally:
+        fake.close()
+        for number, handler in previous.items():
+            if handler is not None:  # None: not set from Python, nothing to put back
+                signal.signal(number, handler)
     return 0
 
 

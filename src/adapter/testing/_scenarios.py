@@ -12,11 +12,20 @@ scenario served many times (a default, a benchmark) is encoded once.
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, NamedTuple, TypeAlias
 
+from adapter.testing._checks import (
+    check_bool,
+    check_finish_reason,
+    check_int,
+    check_mapping,
+    check_seconds,
+    check_status,
+    check_str,
+    shown,
+)
 from adapter.testing._chunks import finish_chunk, role_chunk, text_chunk, usage_info
 
 __all__ = [
@@ -48,7 +57,7 @@ class Pause:
     seconds: float
 
     def __post_init__(self) -> None:
-        _check_seconds(self.seconds, "Pause: seconds")
+        check_seconds("Pause", "seconds", self.seconds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +73,9 @@ class Drop:
 
     reset: bool = False
 
+    def __post_init__(self) -> None:
+        check_bool("Drop", "reset", self.reset)
+
 
 @dataclass(frozen=True, slots=True)
 class Repeat:
@@ -78,7 +90,7 @@ class Repeat:
     count: int
 
     def __post_init__(self) -> None:
-        _check_int(self.count, 0, "Repeat: count")
+        check_int("Repeat", "count", self.count)
         if not isinstance(self.item, Mapping | bytes):
             raise TypeError(
                 f"Repeat: item must be a chunk (a mapping) or raw bytes, "
@@ -106,22 +118,9 @@ def _encode_chunk(chunk: Mapping[str, Any], where: str, newline: bytes) -> bytes
     return b"data: " + payload.encode() + newline + newline
 
 
-def _check_seconds(seconds: object, what: str) -> None:
-    if not (isinstance(seconds, int | float) and 0 <= seconds < math.inf):
-        raise ValueError(f"{what} must be a finite number >= 0, got {seconds!r}")
-
-
-def _check_status(status: object, owner: str) -> None:
-    if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 999:  # noqa: PLR2004
-        raise ValueError(f"{owner}: status must be a three-digit int, got {status!r}")
-
-
-def _check_int(value: object, minimum: int, what: str) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{what} must be an int >= {minimum}, got {value!r}")
-
-
-def _check_headers(headers: Mapping[Any, Any], owner: str) -> None:
+def _check_headers(headers: object, owner: str) -> None:
+    check_mapping(owner, "headers", headers)
+    assert isinstance(headers, Mapping)  # noqa: S101  -- checked above, for the type checker
     for name, value in headers.items():
         if not isinstance(name, str) or not isinstance(value, str):
             raise TypeError(f"{owner}: header names and values must be str ({name!r})")
@@ -169,12 +168,17 @@ class Stream:
     def __post_init__(self) -> None:
         if isinstance(self.items, str | bytes | Mapping):
             raise TypeError("Stream: items must be a sequence of items, not one item")
-        _check_int(self.batch, 1, "Stream: batch")
-        _check_seconds(self.delay, "Stream: delay")
+        if not isinstance(self.items, Iterable):
+            raise TypeError(f"Stream: items must be a sequence of items, got {shown(self.items)}")
+        check_bool("Stream", "done", self.done)
+        check_int("Stream", "batch", self.batch, 1)
+        check_seconds("Stream", "delay", self.delay)
+        check_bool("Stream", "chunked", self.chunked)
         if self.newline not in _NEWLINES:
             raise ValueError(f"Stream: newline must be one of {_NEWLINES}, got {self.newline!r}")
-        _check_status(self.status, "Stream")
+        check_status("Stream", "status", self.status)
         _check_headers(self.headers, "Stream")
+        check_str("Stream", "content_type", self.content_type, line=True)
         encoded: list[bytes | _Run | Pause | Drop] = []
         for position, item in enumerate(self.items):
             where = f"Stream item {position}"
@@ -264,8 +268,9 @@ class Reply:
     _type: str | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        _check_status(self.status, "Reply")
+        check_status("Reply", "status", self.status)
         _check_headers(self.headers, "Reply")
+        check_str("Reply", "content_type", self.content_type, optional=True, line=True)
         body, content_type = self.body, self.content_type
         if body is None:
             payload = b""
@@ -302,6 +307,9 @@ class CloseBeforeHeaders:
 
     reset: bool = False
 
+    def __post_init__(self) -> None:
+        check_bool("CloseBeforeHeaders", "reset", self.reset)
+
 
 #: What the server does with one request.
 Scenario: TypeAlias = Stream | Reply | CloseBeforeHeaders
@@ -319,6 +327,10 @@ def text_reply(
 
     .. versionadded:: 0.1.0
     """
+    for position, piece in enumerate(pieces):
+        check_str("text_reply", f"pieces[{position}]", piece)
+    check_finish_reason("text_reply", "finish_reason", finish_reason, optional=False)
+    check_mapping("text_reply", "usage", usage, optional=True)
     return Stream(
         [
             role_chunk(),
@@ -336,6 +348,9 @@ def big_stream(chunks: int, *, text: str = "tok ", batch: int = 256) -> Stream:
 
     .. versionadded:: 0.1.0
     """
+    check_int("big_stream", "chunks", chunks)
+    check_str("big_stream", "text", text)
+    check_int("big_stream", "batch", batch, 1)
     return Stream(
         [
             role_chunk(),

@@ -285,8 +285,8 @@ class FakeMistral:
         """Bind, listen and serve in a background thread; returns ``self``."""
         if self._server is not None or self._closed:
             raise RuntimeError("FakeMistral: start() can be called once")
+        self._server = _TCPServer(self, self._address)  # first: binding may fail
         self._wake = socket.socketpair()
-        self._server = _TCPServer(self, self._address)
         self._server.socket.settimeout(0)  # the accept loop selects before accepting
         self._thread = threading.Thread(
             target=self._accept_loop, name=f"fake-mistral:{self.port}", daemon=True

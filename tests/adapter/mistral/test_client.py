@@ -20,7 +20,7 @@ from syrupy.extensions.json import JSONSnapshotExtension
 
 from adapter import Context, StreamOptions, Tool, UnknownModelError, get_model
 from adapter._mistral.async_client import MistralAdapter
-from adapter._mistral.client import Call, MissingApiKeyError, Settings, Timeouts
+from adapter._mistral.client import MissingApiKeyError, Settings, StreamCall, Timeouts
 from adapter._mistral.errors import UnmappableChunkError, partial_of
 from adapter._mistral.request import to_wire
 from adapter._mistral.sync_client import MistralAdapterSync
@@ -288,9 +288,13 @@ def test_request_headers_and_body(flavour, suffix):
     assert request.json()["stream"] is True
 
 
+@pytest.mark.integration
 def test_api_key_from_the_environment(monkeypatch):
-    """Without ``api_key`` the key comes from ``MISTRAL_API_KEY``; without both, a clear error."""
-    monkeypatch.setenv("MISTRAL_API_KEY", "from-the-env")
+    """Without ``api_key`` the key comes from ``MISTRAL_API_KEY``; without both, a clear error.
+
+    The newline a key read from a file ends with is stripped, not sent.
+    """
+    monkeypatch.setenv("MISTRAL_API_KEY", "from-the-env\r\n")
     with FakeMistral() as fake:
         with MistralAdapterSync(base_url=fake.url) as adapter:
             adapter.complete(MODEL, CONTEXT)
@@ -306,6 +310,10 @@ def test_api_key_from_the_environment(monkeypatch):
     ("settings", "error", "match"),
     [
         pytest.param({"base_url": "ftp://example.com"}, ValueError, "base_url", id="scheme"),
+        pytest.param({"base_url": "https://[::1"}, ValueError, "not a valid URL", id="url"),
+        pytest.param({"base_url": "http://"}, ValueError, "with a host", id="no-host"),
+        pytest.param({"base_url": "http://h:99999"}, ValueError, "1 to 65535", id="port"),
+        pytest.param({"base_url": 8080}, TypeError, "base_url must be a str", id="url-type"),
         pytest.param({"timeouts": 3}, TypeError, "Timeouts", id="timeouts-type"),
         pytest.param({"retry": 3}, TypeError, "RetryPolicy", id="retry-type"),
         pytest.param({"headers": {"X-A": 1}}, TypeError, "X-A", id="header-value"),
@@ -314,6 +322,7 @@ def test_api_key_from_the_environment(monkeypatch):
         ),
         pytest.param({"api_key": "abc\ndef"}, ValueError, "whitespace", id="key-newline"),
         pytest.param({"api_key": "abc def"}, ValueError, "whitespace", id="key-space"),
+        pytest.param({"api_key": b"abc-def"}, TypeError, "api_key must be a str", id="key-bytes"),
     ],
 )
 def test_bad_settings_fail_at_construction(settings, error, match):
@@ -1047,7 +1056,7 @@ def test_every_httpx_failure_is_translated(exc_type):
     assert error.code is expected
     assert exc_type.__name__ in str(error)
     assert partial_of(error) is call.state.message
-    assert isinstance(call, Call)
+    assert isinstance(call, StreamCall)
 
 
 def test_translated_errors_never_echo_the_key():

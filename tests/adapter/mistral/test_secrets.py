@@ -1,12 +1,13 @@
 """The scrubber and the construction-time checks: the key and image data never surface."""
 
 import base64
+import contextlib
 import pickle
 
 import pytest
 
 from adapter import Context, StreamOptions
-from adapter._mistral.secrets import Scrubber, check_api_key
+from adapter._mistral.secrets import Scrubber, clean_api_key
 from adapter._mistral.sync_client import MistralAdapterSync
 from adapter.pi import UserMessage
 from llm_errors import ProviderError
@@ -84,7 +85,32 @@ def test_a_key_that_cannot_travel_is_rejected_without_showing_it(key):
         MistralAdapterSync(api_key=key)
     assert key not in repr(info.value)
     assert key[4:] not in str(info.value)
-    check_api_key("q7Ws2Lk9Xv4Tn8Bc1Rz6Hm3Jd5Pf0GaY")  # a real key's shape passes
+    assert clean_api_key(KEY) == KEY  # a real key's shape passes
+
+
+def test_spaces_and_line_breaks_around_a_key_are_stripped_and_nothing_else():
+    r"""A file's newline, CRLF or a pasted space around the key go; other characters fail.
+
+    ``str.strip()`` would also take away a no-break space, NEL, a form feed or the
+    ASCII separators (``\x1c``-``\x1f``), silently: those stay errors that say why.
+    """
+    padded = [f"{KEY}\n", f"{KEY}\r\n", f" \t{KEY} \n", f"\n{KEY}"]
+    kept = [raw for raw in padded if clean_api_key(raw) != KEY]
+    rejected = [f"\u00a0{KEY}", f"{KEY}\x85", f"{KEY}\x0c", f"{KEY}\x1f", f"{KEY}\v"]
+    accepted = []
+    for raw in rejected:
+        with contextlib.suppress(ValueError):
+            clean_api_key(raw)
+            accepted.append(raw)
+    assert (kept, accepted) == ([], [])
+
+
+def test_a_bad_key_from_the_environment_is_named_so(monkeypatch):
+    """A key from ``MISTRAL_API_KEY`` with a space inside names the variable, not the key."""
+    monkeypatch.setenv("MISTRAL_API_KEY", "from the env\n")
+    with pytest.raises(ValueError, match=r"^MISTRAL_API_KEY contains whitespace") as info:
+        MistralAdapterSync()
+    assert "from" not in str(info.value)
 
 
 @pytest.mark.parametrize(

@@ -273,7 +273,7 @@ def test_sse_event_and_comment_round_trip():
         pytest.param(lambda: Stream(batch=0), ValueError, "batch must be an int >= 1", id="batch"),
         pytest.param(lambda: Stream(delay=-1), ValueError, "delay must be", id="delay"),
         pytest.param(lambda: Stream(status=42), ValueError, "three-digit", id="status"),
-        pytest.param(lambda: Stream(status=True), ValueError, "three-digit", id="bool-status"),
+        pytest.param(lambda: Stream(status=True), TypeError, "three-digit", id="bool-status"),
         pytest.param(
             lambda: Stream(headers={"x": "a\r\nb"}), ValueError, "malformed", id="header-crlf"
         ),
@@ -949,6 +949,7 @@ def test_separate_process_cannot_start_twice():
         server.start()
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     ("arguments", "events"),
     [
@@ -981,13 +982,68 @@ def test_command_line_serves_until_sigterm(capsys, arguments, events):
     thread.start()
     try:
         code = _fake_process.main(["serve", "--port", str(port), *arguments])
+        restored = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     finally:
         signal.signal(signal.SIGINT, handlers[0])
         signal.signal(signal.SIGTERM, handlers[1])
         thread.join(10)
     assert code == 0
+    assert restored == handlers  # main() put back the handlers it replaced
     assert counts == [events]
     assert capsys.readouterr().out == f"http://127.0.0.1:{port}\n"
+
+
+#: Bad command lines of ``python -m adapter.testing``, and what the one line must name.
+SERVE_USAGE_ERRORS: list[tuple[list[str], list[str]]] = [
+    ([], ["python -m adapter.testing: error: ", "required: {serve}"]),
+    (["serve", "--port", "99999"], ["--port", "0 to 65535", "'99999'"]),
+    (["serve", "--port", "-1"], ["--port", "0 to 65535", "'-1'"]),
+    (["serve", "--port", "http"], ["--port", "0 to 65535", "'http'"]),
+    (["serve", "--chunks", "-5"], ["--chunks", "integer >= 0", "'-5'"]),
+    (["serve", "--scenario", "big-stream", "--batch", "0"], ["--batch", "integer >= 1", "'0'"]),
+    (["serve", "--delay", "-0.5"], ["--delay", "finite number of seconds >= 0", "'-0.5'"]),
+    (["serve", "--delay", "inf"], ["--delay", "finite number of seconds >= 0", "'inf'"]),
+    (["serve", "--scenario", "huge"], ["--scenario", "'huge'", "'big-stream'"]),
+    (["serve", "--verbose"], ["unrecognized arguments: --verbose", "--help"]),
+    # A byte the locale could not decode reaches argv as a surrogate escape.
+    (["serve", "--text", "tok \udcff"], ["--text", "valid UTF-8"]),
+]
+
+
+def test_command_line_usage_errors_are_one_line_and_exit_2(capsys):
+    """A bad command line is one line on stderr naming the value and what is allowed: exit 2.
+
+    No usage block, no traceback, nothing on stdout, and no server is started.
+    """
+    failures = []
+    for argv, names in SERVE_USAGE_ERRORS:
+        try:
+            status: object = _fake_process.main(argv)
+        except BaseException as exc:  # a raised error (SystemExit too) is what this finds
+            status = f"raised {type(exc).__name__}"
+        out, err = capsys.readouterr()
+        missing = [name for name in names if name not in err]
+        if status != 2 or err.count("\n") != 1 or missing or out:
+            failures.append(f"{argv}: status {status}, stderr {err!r}, missing {missing}")
+    assert failures == []
+
+
+@pytest.mark.integration
+def test_command_line_that_cannot_listen_says_so_in_one_line(capsys):
+    """A port already taken is one line naming the address (exit 2), and nothing leaks."""
+    handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert _fake_process.main(["serve", "--port", str(port)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(
+        f"python -m adapter.testing serve: error: cannot listen on 127.0.0.1:{port}: "
+    )
+    assert err.count("\n") == 1
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == handlers
 
 
 def test_separate_process_text_preset():
@@ -1040,6 +1096,6 @@ def test_docs_examples_run():
     """The Python examples in docs/testing.md run as written."""
     docs = Path(__file__).parents[3] / "docs" / "testing.md"
     blocks = re.findall(r"```python\n(.*?)```", docs.read_text(), flags=re.DOTALL)
-    assert len(blocks) == 4
+    assert len(blocks) == 5
     for block in blocks:
         exec(compile(block, str(docs), "exec"), {})  # noqa: S102  -- our own docs
