@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import re
 import time
 import zlib
 from collections.abc import Iterator, Mapping
@@ -250,12 +251,25 @@ def check_base_url(base_url: object) -> str:
     try:
         parsed = httpx.URL(url)
     except httpx.InvalidURL as exc:
-        raise ValueError(f"base_url {url[:100]!r} is not a valid URL ({exc})") from None
+        raise ValueError(f"base_url {shown_url(url)[:100]!r} is not a valid URL ({exc})") from None
     if parsed.scheme not in {"http", "https"} or not parsed.host:
-        raise ValueError(f"base_url must be an http:// or https:// URL with a host, not {url!r}")
+        raise ValueError(
+            f"base_url must be an http:// or https:// URL with a host, not {shown_url(url)!r}"
+        )
     if parsed.port is not None and parsed.port not in _PORTS:
         raise ValueError(f"base_url has port {parsed.port}: a port is 1 to 65535")
     return url
+
+
+_USERINFO = re.compile(r"(?<=//)[^/?#@]*@")
+
+
+def shown_url(url: str) -> str:
+    """``url`` as errors and reprs show it: credentials before an ``@`` become ``***``.
+
+    A proxy or gateway URL may carry ``user:password@``; like the key, it is never shown.
+    """
+    return _USERINFO.sub("***@", url)
 
 
 class _Secret:
@@ -338,7 +352,7 @@ class Settings:
                 f"deadline={self.retry.deadline:g})"
             )
         return (
-            f"{cls.__name__}(base_url={self.base_url!r}, api_key=<redacted>, "
+            f"{cls.__name__}(base_url={shown_url(self.base_url)!r}, api_key=<redacted>, "
             f"timeouts={self.timeouts!r}, retry={retry})"
         )
 

@@ -136,3 +136,16 @@ def test_a_session_id_with_crlf_is_rejected_when_the_call_is_built():
     with MistralAdapterSync(api_key="k") as adapter, pytest.raises(ValueError) as info:
         adapter.stream("mistral-small-latest", context, StreamOptions(session_id="s\r\nX: 1"))
     assert "X: 1" not in str(info.value)
+
+
+def test_credentials_in_the_base_url_are_never_shown():
+    """A proxy URL's ``user:password@`` shows as ``***@`` in the repr and in base_url errors."""
+    secret = "pr0xy-s3cret-value"
+    with MistralAdapterSync(api_key="k", base_url=f"http://me:{secret}@127.0.0.1:8080") as adapter:
+        assert secret not in repr(adapter)
+        assert "http://***@127.0.0.1:8080" in repr(adapter)
+    for bad in (f"ftp://me:{secret}@example.com", f"https://me:{secret}@[::1"):
+        with pytest.raises(ValueError, match="base_url") as raised:
+            MistralAdapterSync(api_key="k", base_url=bad)
+        assert secret not in str(raised.value)
+        assert "***@" in str(raised.value)
