@@ -196,7 +196,7 @@ def render_table(tally: Tally, *, top: int = 10, field: str | None = None) -> st
         if tally.unmatched_messages.approximate:
             note += "; counts are lower bounds, rare messages were pruned"
         out += ["", f"Most frequent unmatched messages ({note}):"]
-        out += [f"  {count:>6,}  {message}" for message, count in messages]
+        out += [f"  {count:>6,}  {printable(message)}" for message, count in messages]
     elif not tally.errors:
         out += ["", "No errors found."]
     if summary.problems:
@@ -204,7 +204,7 @@ def render_table(tally: Tally, *, top: int = 10, field: str | None = None) -> st
         for kind, phrase in summary.problems:
             out.append(f"  {phrase}")
             if kind is ProblemKind.UNREADABLE:
-                out += [f"      {entry}" for entry in tally.unreadable]
+                out += [f"      {printable(entry)}" for entry in tally.unreadable]
     if summary.fail_on:
         out += ["", summary.fail_on]
     return "\n".join(out) + "\n"

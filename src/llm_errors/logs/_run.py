@@ -24,7 +24,7 @@ from llm_errors.logs._feed import BlockFilter, Feeder, Watcher
 from llm_errors.logs._input import InputError, Source, open_source
 from llm_errors.logs._options import JOBS_LIMIT, choice, job_count, text
 from llm_errors.logs._parallel import Findings
-from llm_errors.logs._report import render_progress
+from llm_errors.logs._report import printable, render_progress
 from llm_errors.logs._rules_command import classifier_for
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner
 from llm_errors.logs._tally import Tally
@@ -173,7 +173,7 @@ class Run:
             text = f"{name}: more {problem.kind}s follow, not shown (counted in the summary)"
         else:
             text = f"{where}: {problem.kind}: {problem.detail}"
-        print(f"llm-errors: {text}", file=sys.stderr)  # noqa: T201
+        print(f"llm-errors: {printable(text)}", file=sys.stderr)  # noqa: T201
 
     # The loop.
 

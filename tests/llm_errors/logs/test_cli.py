@@ -628,3 +628,22 @@ def test_progress_auto_waits_a_second(capsys, traceback_log, monkeypatch):
     )
     assert status == EXIT_OK
     assert "MiB" not in err
+
+
+def test_terminal_controls_from_the_log_are_shown_escaped(capsys, tmp_path):
+    """An OSC title sequence or a bidi override in a log or a file name reaches no terminal.
+
+    The table's unmatched messages and the problem lines on stderr show them as escapes.
+    """
+    log = tmp_path / "app.log"
+    log.write_text(
+        "2025-03-14 09:12:33 ERROR jobs: failed \x1b]0;owned\x07 at \u202e1202-30-41\n"
+    )
+    named = tmp_path / "gone\u202e.log"
+    status, out, err = run(capsys, "classify", "--format", "table", str(log), str(named))
+    assert status == EXIT_UNREADABLE
+    assert "\\x1b]" in out  # the unmatched message, numbers and dates folded
+    assert ";owned\\x07 at \\u202e" in out
+    assert "gone\\u202e.log" in err
+    for shown in (out, err):
+        assert not set(shown) & {"\x1b", "\x07", "\u202e"}
