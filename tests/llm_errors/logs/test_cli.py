@@ -636,9 +636,7 @@ def test_terminal_controls_from_the_log_are_shown_escaped(capsys, tmp_path):
     The table's unmatched messages and the problem lines on stderr show them as escapes.
     """
     log = tmp_path / "app.log"
-    log.write_text(
-        "2025-03-14 09:12:33 ERROR jobs: failed \x1b]0;owned\x07 at \u202e1202-30-41\n"
-    )
+    log.write_text("2025-03-14 09:12:33 ERROR jobs: failed \x1b]0;owned\x07 at \u202e1202-30-41\n")
     named = tmp_path / "gone\u202e.log"
     status, out, err = run(capsys, "classify", "--format", "table", str(log), str(named))
     assert status == EXIT_UNREADABLE
