@@ -1,9 +1,17 @@
 """Imports point downward only: the layout in ``docs/architecture.md`` holds in the code."""
 
 import ast
+import collections
+import importlib
+import inspect
+import pkgutil
 from pathlib import Path
 
 import pytest
+
+import adapter
+import llm_errors
+import llm_retry
 
 pytestmark = pytest.mark.policy
 
@@ -88,3 +96,21 @@ def test_imports_point_downward(table):
         assert not wrong, f"{module} (room {room}) imports {sorted(wrong)}"
 
     table.check(((str(path.relative_to(SRC)), (path,)) for path in MODULES), check)
+
+
+def test_one_class_name_means_one_class():
+    """No two classes of the three packages share a name, private ones included.
+
+    Two ``Call`` classes met in one call stack, and two ``Example`` classes in one
+    package; a reader (and a traceback) should never have to ask which one is meant.
+    """
+    defined = collections.defaultdict(set)
+    for package in (llm_errors, llm_retry, adapter):
+        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            if info.name.endswith("__main__"):  # runs a command line when imported
+                continue
+            module = importlib.import_module(info.name)
+            for name, value in vars(module).items():
+                if inspect.isclass(value) and value.__module__ == module.__name__:
+                    defined[name].add(module.__name__)
+    assert {name: sorted(where) for name, where in defined.items() if len(where) > 1} == {}

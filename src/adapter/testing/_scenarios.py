@@ -103,7 +103,7 @@ class Repeat:
 StreamItem: TypeAlias = Mapping[str, Any] | bytes | Pause | Drop | Repeat
 
 
-class _Run(NamedTuple):
+class _EncodedRepeat(NamedTuple):
     """An encoded :class:`Repeat`."""
 
     event: bytes
@@ -163,7 +163,9 @@ class Stream:
     headers: Mapping[str, str] = field(default_factory=dict)
     content_type: str = "text/event-stream"
     newline: bytes = b"\n"
-    _encoded: tuple[bytes | _Run | Pause | Drop, ...] = field(init=False, repr=False, compare=False)
+    _encoded: tuple[bytes | _EncodedRepeat | Pause | Drop, ...] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         if isinstance(self.items, str | bytes | Mapping):
@@ -179,7 +181,7 @@ class Stream:
         check_status("Stream", "status", self.status)
         _check_headers(self.headers, "Stream")
         check_str("Stream", "content_type", self.content_type, line=True)
-        encoded: list[bytes | _Run | Pause | Drop] = []
+        encoded: list[bytes | _EncodedRepeat | Pause | Drop] = []
         for position, item in enumerate(self.items):
             where = f"Stream item {position}"
             if encoded and isinstance(encoded[-1], Drop):
@@ -187,7 +189,7 @@ class Stream:
             if isinstance(item, Repeat):
                 event = item.item
                 encoded.append(
-                    _Run(
+                    _EncodedRepeat(
                         event
                         if isinstance(event, bytes)
                         else _encode_chunk(event, where, self.newline),
@@ -220,7 +222,7 @@ class Stream:
                 if len(group) == batch:
                     yield b"".join(group)
                     group.clear()
-            elif isinstance(item, _Run):
+            elif isinstance(item, _EncodedRepeat):
                 count = item.times
                 fill = min(count, batch - len(group)) if group else 0
                 group += [item.event] * fill

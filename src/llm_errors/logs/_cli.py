@@ -204,7 +204,7 @@ def _code_like_files(args: argparse.Namespace) -> list[str]:
     return [f for f in args.files if f.upper() in codes and not Path(f).exists()]
 
 
-class _Run(Run):
+class _ClassifyRun(Run):
     """One ``classify`` run: writes findings, reports problems as met."""
 
     def __init__(self, args: argparse.Namespace, fmt: str) -> None:
@@ -254,7 +254,7 @@ class _Run(Run):
 
 def _classify_command(args: argparse.Namespace) -> int:
     fmt = args.format or ("table" if sys.stdout.isatty() else "jsonl")
-    run = _Run(args, fmt)
+    run = _ClassifyRun(args, fmt)
     run.scan_all(args.files or ["-"])
     run.flush()
     tally = run.tally

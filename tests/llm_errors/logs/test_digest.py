@@ -1,11 +1,5 @@
 """A report's figures: the classify tally plus examples, names, files and problems."""
 
-import collections
-import importlib
-import inspect
-import pkgutil
-
-import llm_errors
 from llm_errors import ErrorCode
 from llm_errors._classification import Classification, Layer
 from llm_errors.logs._digest import (
@@ -100,16 +94,3 @@ def test_files_listed_bounded():
         stats = digest.open_file(f"{index}.log")
         stats.lines = 1
     assert len(digest.files) == FILES_LISTED
-
-
-def test_one_class_name_means_one_class():
-    """No two classes of ``llm_errors`` share a name (the report's Excerpt is no Example)."""
-    shared = collections.defaultdict(set)
-    for info in pkgutil.walk_packages(llm_errors.__path__, "llm_errors."):
-        if info.name.endswith("__main__"):  # runs the command line when imported
-            continue
-        module = importlib.import_module(info.name)
-        for name, value in vars(module).items():
-            if inspect.isclass(value) and value.__module__ == module.__name__:
-                shared[name].add(module.__name__)
-    assert {name: sorted(where) for name, where in shared.items() if len(where) > 1} == {}
