@@ -416,16 +416,19 @@ class Classifier:
                     evidence.add_text(node.body)
             row = lookup_exception(node) or lookup_errno(node)
             had_status = gather_object(node, evidence)
-            if row is not None:
-                if row.kind == "status":
-                    if not had_status and row.status is not None:
-                        evidence.add_status(row.status)
-                else:
-                    rows.append(row)
-            try:
-                evidence.add_text(str(node))
-            except Exception:  # noqa: BLE001, S112 - a __str__ that raises is no evidence
-                continue
+            message = _message(node)
+            if row is None:
+                pass
+            elif row.kind != "status":
+                rows.append(row)
+            elif not had_status and row.status is not None:
+                # The type's status is a default: the status its message states (a logged
+                # ``InternalServerError: Error code: 529 - ...``, rebuilt from a traceback
+                # without its response) is the one that happened.
+                stated = status_from_text(message) if message else None
+                evidence.add_status(stated or row.status)
+            if message is not None:
+                evidence.add_text(message)
         decision = self._from_rows(rows, evidence)
         if decision is None:
             decision = self._resolve(evidence)
@@ -517,6 +520,14 @@ class Classifier:
             retry_after = retry_after_from_text(text)
         code, rule = _long_reset(decision.code, decision.rule, retry_after)
         return _Decision(code, rule, decision.layer, status, retry_after, decision.matched)
+
+
+def _message(exc: BaseException) -> str | None:
+    """``str(exc)``, or ``None`` when its ``__str__`` raises (no evidence then)."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - a __str__ that raises is no evidence
+        return None
 
 
 @functools.cache
