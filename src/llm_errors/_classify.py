@@ -41,7 +41,7 @@ from llm_errors._evidence import (
 )
 from llm_errors._match.matcher import TextMatch, TextMatcher
 from llm_errors._redact import redact
-from llm_errors._retry_after import parse_retry_after, retry_after_from_text
+from llm_errors._retry_after import parse_retry_after, retry_after_from_text, retry_after_in_text
 from llm_errors._rules.exceptions import ExceptionRule, lookup_errno, lookup_exception
 from llm_errors._rules.patterns import RULES, Rule
 from llm_errors._rules.status import BODY_TYPES, normalize_identifier, status_from_text, status_rule
@@ -337,8 +337,16 @@ class Classifier:
         return self._verdict(code, rule_id, Layer.TEXT, status, retry_after)
 
     def _stated_wait(self, text: str, found: TextMatch) -> float | None:
-        """The wait ``text`` asks for, read only when the rule's code is a rate limit or quota."""
-        return retry_after_from_text(text) if found.index in self._waits else None
+        """The wait ``text`` asks for: a header written in it, or for a rate limit or quota a hint.
+
+        A ``Retry-After`` written as a header is the server's word whatever the code
+        (a 503 may carry one); a "try again in 20s" counts only where the rule says
+        the provider throttles.
+        """
+        header = retry_after_in_text(text)
+        if header is not None or found.index not in self._waits:
+            return header
+        return retry_after_from_text(text)
 
     def _describe(self, rule_id: str) -> tuple[str, str | None, str | None]:
         rule = self._by_id.get(rule_id)
@@ -416,16 +424,19 @@ class Classifier:
                     evidence.add_text(node.body)
             row = lookup_exception(node) or lookup_errno(node)
             had_status = gather_object(node, evidence)
-            if row is not None:
-                if row.kind == "status":
-                    if not had_status and row.status is not None:
-                        evidence.add_status(row.status)
-                else:
-                    rows.append(row)
-            try:
-                evidence.add_text(str(node))
-            except Exception:  # noqa: BLE001, S112 - a __str__ that raises is no evidence
-                continue
+            message = _message(node)
+            if row is None:
+                pass
+            elif row.kind != "status":
+                rows.append(row)
+            elif not had_status and row.status is not None:
+                # The type's status is a default: the status its message states (a logged
+                # ``InternalServerError: Error code: 529 - ...``, rebuilt from a traceback
+                # without its response) is the one that happened.
+                stated = status_from_text(message) if message else None
+                evidence.add_status(stated or row.status)
+            if message is not None:
+                evidence.add_text(message)
         decision = self._from_rows(rows, evidence)
         if decision is None:
             decision = self._resolve(evidence)
@@ -513,10 +524,20 @@ class Classifier:
                 break
         if retry_after is None:
             retry_after = next(iter(hints), None)
+        if retry_after is None and text:
+            retry_after = retry_after_in_text(text)
         if retry_after is None and text and decision.code in _WAIT_HINT_CODES:
             retry_after = retry_after_from_text(text)
         code, rule = _long_reset(decision.code, decision.rule, retry_after)
         return _Decision(code, rule, decision.layer, status, retry_after, decision.matched)
+
+
+def _message(exc: BaseException) -> str | None:
+    """``str(exc)``, or ``None`` when its ``__str__`` raises (no evidence then)."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - a __str__ that raises is no evidence
+        return None
 
 
 @functools.cache

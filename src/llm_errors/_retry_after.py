@@ -5,6 +5,11 @@ openai-python's ``_calculate_retry_timeout`` reads them: ``retry-after-ms``
 (milliseconds, preferred because it is precise), ``Retry-After`` in seconds and
 ``Retry-After`` as an HTTP date. Garbage is ignored, never an exception: a
 malformed header must not turn a retryable failure into a crash.
+
+A log often holds the headers only as text (``HTTP 429 Too Many Requests;
+Retry-After: 20``, a printed ``Headers({'retry-after': '20'})``):
+:func:`retry_after_in_text` reads a header written there, through
+:func:`parse_retry_after` itself, so the text says exactly what the header would.
 """
 
 from __future__ import annotations
@@ -13,10 +18,14 @@ import datetime as dt
 import math
 import time
 from collections.abc import Mapping
+from typing import Final
 
 import regex as _re
 
-__all__ = ["parse_duration", "parse_retry_after", "retry_after_from_text"]
+__all__ = ["parse_duration", "parse_retry_after", "retry_after_from_text", "retry_after_in_text"]
+
+#: Header values written in a text that are read (the first of each name decides).
+HEADERS_IN_TEXT_LIMIT: Final = 8
 
 _UNIT_SECONDS = {
     "ms": 0.001,
@@ -61,6 +70,19 @@ _HINT = _re.compile(
     r"(?:\b(?:try\s+again|retry|resets?)\s+(?:in|after)\s+|\bretry_?delay\W{1,4})"
     r"(?=\d)",
     _re.IGNORECASE,
+)
+
+
+# A header written in text: its name (hyphen or underscore; quoted, as a printed mapping
+# has it, or not), ``:`` or ``=``, then a value of the header's own forms only: seconds
+# (at most 12 digits) or an IMF-fixdate (RFC 9110 section 5.6.7). A wait named in
+# prose ("retry after 20 users") is neither a header name nor such a value.
+_HEADER_IN_TEXT = _re.compile(
+    r"""\bretry[-_]after(?P<ms>[-_]ms)?\b["']?[ \t]{0,4}[:=][ \t]{0,4}["']?
+        (?P<value>\d{1,12}(?:\.\d{1,6})?(?!\w|\.\d)
+        |(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),[ ]\d{2}[ ]
+         (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ ]\d{4}[ ]\d{2}:\d{2}:\d{2}[ ]GMT)""",
+    _re.IGNORECASE | _re.VERBOSE,
 )
 
 
@@ -115,6 +137,24 @@ def retry_after_from_text(text: str) -> float | None:
         if seconds is not None:
             return seconds
     return None
+
+
+def retry_after_in_text(text: str, *, now: float | None = None) -> float | None:
+    """Seconds a ``retry-after-ms`` or ``Retry-After`` header written in ``text`` asks for.
+
+    The first :data:`HEADERS_IN_TEXT_LIMIT` headers written are read, and the first
+    value of each name goes to :func:`parse_retry_after` as a header would (``-ms``
+    wins; an HTTP date is measured against ``now``, default the current time, so in
+    an old log it reads as ``0.0``).
+    """
+    if "fter" not in text and "FTER" not in text:
+        return None  # cheap test first: most texts name no such header
+    headers: dict[str, str] = {}
+    for count, found in enumerate(_HEADER_IN_TEXT.finditer(text)):
+        if count == HEADERS_IN_TEXT_LIMIT:
+            break
+        headers.setdefault("retry-after-ms" if found["ms"] else "retry-after", found["value"])
+    return parse_retry_after(headers, now=now) if headers else None
 
 
 def parse_retry_after(

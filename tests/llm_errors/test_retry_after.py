@@ -1,13 +1,23 @@
 """Retry-After parsing: seconds, milliseconds, HTTP dates, and garbage."""
 
+import contextlib
 import email.utils
+import io
+import json
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llm_errors import parse_retry_after
-from llm_errors._retry_after import _HINT, parse_duration, retry_after_from_text
+from llm_errors import classify, explain, parse_retry_after
+from llm_errors._retry_after import (
+    _HINT,
+    HEADERS_IN_TEXT_LIMIT,
+    parse_duration,
+    retry_after_from_text,
+    retry_after_in_text,
+)
+from llm_errors.logs._cli import main
 
 NOW = 1_700_000_000.0
 
@@ -177,3 +187,102 @@ def test_wait_hint_scan_start_changes_nothing(pieces):
             if expected is not None:
                 break
     assert retry_after_from_text(text) == expected
+
+
+#: Headers written in text, and text that only talks about them. Each row: (id, text,
+#: the wait, or ``None``); ``NOW`` measures the dates.
+_PROSE = (
+    "`429 too many requests` can include `Retry-After` header that indicates how long to "
+    "wait before making a new request."
+)
+HEADERS_IN_TEXT = (
+    # The line of the report that asked for this (a plain log line, flattened headers).
+    ("status-line", "HTTP 429 Too Many Requests; Retry-After: 20", 20.0),
+    # RFC 9110 section 10.2.3's two examples, as a header line.
+    ("rfc-seconds", "Retry-After: 120", 120.0),
+    ("rfc-date", "Retry-After: Fri, 31 Dec 1999 23:59:59 GMT", 0.0),  # long past: now
+    ("future-date", f"Retry-After: {email.utils.formatdate(NOW + 90, usegmt=True)}", 90.0),
+    # openai-python reads retry-after-ms first (_calculate_retry_timeout); so does the text.
+    ("ms-wins", "retry-after: 9, retry-after-ms: 1500", 1.5),
+    ("printed-mapping", "Headers({'content-type': 'application/json', 'retry-after': '20'})", 20.0),
+    ("json", '{"retry-after":"3"}', 3.0),
+    ("underscore-equals", "rate limited: retry_after=5", 5.0),
+    ("upper-case", "RETRY-AFTER: 7", 7.0),
+    ("sentence-end", "429 from upstream; Retry-After: 20.", 20.0),
+    # Not a header value: prose (textlint-rule/textlint-rule-no-dead-link#135), a
+    # placeholder (icereed/paperless-gpt#814), a 429's printed headers without one
+    # (anthropics/anthropic-sdk-typescript#357: its Date must not be read), units, garbage.
+    ("prose", _PROSE, None),
+    (
+        "placeholder",
+        "Azure does respond with an header in case of status code 429\n`Retry-After: <seconds>`",
+        None,
+    ),
+    ("date-header", "date: 'Tue, 26 Mar 2024 19:59:59 GMT', 'x-should-retry': 'true'", None),
+    ("words", "we retry after 20 users log in", None),
+    ("a-unit", "Retry-After: 20s", None),
+    ("negative", "Retry-After: -1", None),
+    ("too-precise", "Retry-After: 1.1234567", None),
+    ("another-header", "retry_after_seconds: 5", None),
+)
+
+
+def test_headers_written_in_text():
+    """A ``Retry-After``/``retry-after-ms`` header in text reads as the header would."""
+    wrong = [
+        (name, found)
+        for name, text, expected in HEADERS_IN_TEXT
+        if (found := retry_after_in_text(text, now=NOW))
+        != (None if expected is None else pytest.approx(expected))
+    ]
+    assert wrong == []
+
+
+def test_headers_in_text_are_bounded():
+    """Only the first headers written are read: a text of many costs no more than that."""
+    bad = "Retry-After: Mon, 31 Feb 2024 10:00:00 GMT; "  # a header's form, not a date
+    assert retry_after_in_text(bad * HEADERS_IN_TEXT_LIMIT + "retry-after-ms: 5000") is None
+    assert retry_after_in_text(bad * (HEADERS_IN_TEXT_LIMIT - 1) + "retry-after-ms: 5000") == 5.0
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "wait"),
+    [
+        pytest.param("HTTP 429 Too Many Requests; Retry-After: 20", "RATE_LIMIT", 20.0, id="429"),
+        # A 503 may carry a Retry-After too (RFC 9110 section 10.2.3): any code reads it.
+        pytest.param(
+            "HTTP/1.1 503 Service Unavailable Retry-After: 120", "SERVER", 120.0, id="503"
+        ),
+        # Over an hour: the long-reset policy, as for a header (docs/errors.md).
+        pytest.param(
+            "HTTP 429 Too Many Requests; Retry-After: 86400",
+            "QUOTA_EXCEEDED",
+            86400.0,
+            id="long-reset",
+        ),
+        # The hint still counts where no header is written (icereed/paperless-gpt#814).
+        pytest.param(
+            "API returned unexpected status code: 429: Your requests to gpt-4.1-nano for "
+            "gpt-4.1-nano in Sweden Central have exceeded the token rate limit for your current "
+            "AIServices S0 pricing tier. This request was for ChatCompletions_Create under Azure "
+            "OpenAI API version 2023-05-15. Please retry after 45 seconds.",
+            "RATE_LIMIT",
+            45.0,
+            id="hint",
+        ),
+    ],
+)
+def test_classify_and_explain_read_a_header_in_text(text, code, wait):
+    """``classify``, ``explain`` and ``llm-errors explain --json`` give the header's wait.
+
+    So does a JSON log record holding the message (read as a mapping, its text last).
+    """
+    verdict = classify(text)
+    assert (verdict.code, verdict.retry_after) == (code, wait)
+    assert explain(text).classification == verdict
+    record = classify({"level": "error", "msg": text})
+    assert (record.code, record.retry_after) == (code, wait)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["explain", "--json", text]) == 0
+    assert json.loads(out.getvalue())["retry_after"] == wait

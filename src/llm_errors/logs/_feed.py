@@ -2,7 +2,8 @@
 
 The block path (:mod:`llm_errors.logs._blocks`) feeds only the lines its filter
 reports, and a run of other lines is one :meth:`~llm_errors.logs.Scanner.gap`;
-while a traceback is open, every line is fed. Both paths give the same events, and a
+while a traceback is open, every line is fed, and so is every line that continues
+a held error line (its frames, its cause, its HTML page). Both paths give the same events, and a
 :class:`Watcher` (the report's dating) is shown the same lines: each line fed, and a
 run passed over as its first line and then one range of the block.
 """
@@ -211,13 +212,23 @@ class Feeder:
             self._clean(self.number, self.number)
 
     def _skip(self, block: bytes, pos: int, stop: int) -> None:
-        """Pass the lines from ``pos`` to ``stop``: fed one by one while a traceback is open."""
+        """Pass the lines from ``pos`` to ``stop``.
+
+        They are fed one by one while a traceback is open or while they continue the
+        held error line (``Scanner.continues``): only then can the scanner tell what
+        they are.
+        """
         scanner = self.scanner
-        while scanner.in_traceback and pos < stop:
+        while pos < stop and (scanner.in_traceback or scanner.holding):
             newline = block.find(b"\n", pos, stop)
             end = stop if newline < 0 else newline
+            raw = block[pos:end]
+            if not scanner.in_traceback and not scanner.continues(
+                raw.decode("utf-8").rstrip("\r\n")
+            ):
+                break
             self.number += 1
-            self.line(block[pos:end], 0)
+            self.line(raw, 0)
             pos = end + 1
         if pos >= stop:
             return

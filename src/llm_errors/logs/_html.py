@@ -224,6 +224,11 @@ def _header(digest: Digest, title: str, elapsed: float, field: str | None) -> st
             f"<p class=note>{_e(_plural(tally.missing_field, 'JSON record'))} had no field "
             f"{_e(repr(field))}: counted as read, not as errors.</p>"
         )
+    waits = tally.waits.summary()
+    if waits is not None:
+        notes.append(
+            f"<p class=note>Of these errors, {_e(waits)}, by Retry-After or a stated wait.</p>"
+        )
     if not problems:
         notes.append("<p class=note>Every line was read: no input problems.</p>")
     return (

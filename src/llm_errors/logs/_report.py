@@ -118,7 +118,7 @@ class _Summary:
     """The counts both the table and the summary line give, as phrases: their one source."""
 
     found: str
-    """What was read and what was found in it."""
+    """What was read and what was found in it (with the waits the errors asked for)."""
     missing: str | None
     """JSON records without ``--field``'s path."""
     problems: tuple[tuple[ProblemKind, str], ...]
@@ -140,6 +140,9 @@ def _summarise(tally: Tally, field: str | None) -> _Summary:
         f"{_plural(tally.errors, 'error')} ({tally.retryable:,} retryable, "
         f"{tally.unmatched:,} unmatched)"
     )
+    waits = tally.waits.summary()
+    if waits is not None:
+        found += f"; {waits}"
     missing = None
     if tally.missing_field:
         missing = f"{_plural(tally.missing_field, 'JSON record')} had no field {field!r}"

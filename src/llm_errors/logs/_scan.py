@@ -22,7 +22,12 @@ Which lines are errors:
   its chained causes, is one error. A log line flagged as an error right before
   the header (what ``logger.exception`` writes) joins it. The most reliable
   evidence decides: the rebuilt exception chain first, then the text of its
-  exception lines (final first), then that log line.
+  exception lines (final first), then that log line;
+* an error line and the lines that continue it (stack frames, a ``[cause]:`` or
+  ``Caused by:`` block, an HTML page: :mod:`llm_errors.logs._group`) are one error,
+  classified on their text together (its best evidence wins; if no rule decides,
+  the error line's verdict stands) and placed at the error line. Not in
+  ``--input jsonl``, where every line is a record of its own.
 
 Messages are kept only as redacted excerpts of bounded length.
 """
@@ -39,6 +44,7 @@ from typing import Final, Literal
 
 from llm_errors._classification import Classification, Layer
 from llm_errors._redact import inert, redact, scrub
+from llm_errors.logs._group import Group
 from llm_errors.logs._prefix import canonical, message_start
 from llm_errors.logs._traceback import ParsedTraceback, TracebackParser, match_header
 
@@ -394,18 +400,18 @@ class Scanner:
         self._traceback: TracebackParser | None = None
         self._traceback_lines = (0, 0)
         self._traceback_header: Finding | None = None
+        # An error line is held while the next lines may continue it (a traceback
+        # header may follow it too); ``_group`` gathers those lines (not in JSONL mode).
         self._held: Finding | None = None
+        self._group: Group | None = None
         self.records = 0
         self.missing_field = 0
 
     def feed(self, number: int, text: str) -> Sequence[Finding | Problem]:
         """Take line ``number`` (1-based, without its line ending)."""
         out: list[Finding | Problem] = []
-        if self._traceback is not None:
-            if self._traceback.feed(text):
-                self._traceback_lines = (self._traceback_lines[0], number)
-                return _NOTHING
-            out.append(self._close_traceback())
+        if self._taken(number, text, out):
+            return _NOTHING
         if not text or text.isspace():
             self._release(out)
             return out
@@ -430,27 +436,44 @@ class Scanner:
             if header is not None:
                 self._traceback = TracebackParser(*header)
                 self._traceback_lines = (number, number)
-                self._traceback_header, self._held = self._held, None
+                self._traceback_header = self._take_held()
                 return out
-        if self._held is not None:
-            out.append(self._held)
-        self._held = self._line(number, text)
+        self._release(out)
+        self._hold(number, self._line(number, text))
         return out or _NOTHING
 
-    def feed_words(self, number: int, text: str) -> Sequence[Finding]:
+    def feed_words(self, number: int, text: str) -> Sequence[Finding | Problem]:
         """:meth:`feed` for a line of trigger words only, while no traceback is open.
 
         Such a line (``LineFilter.ends``) holds no marker hint, traceback header, JSON
         object, NUL, ESC or character IGNORECASE folds to ASCII: only a rule can make
-        it an error, so every other check of :meth:`feed` is skipped.
+        it an error, so every other check of :meth:`feed` is skipped; unless an error
+        line is held, which the line may continue (then it takes :meth:`feed`).
         """
-        held, self._held = self._held, self._by_rules(number, text)
-        return _NOTHING if held is None else (held,)
+        if self._held is not None:
+            return self.feed(number, text)
+        self._hold(number, self._by_rules(number, text))
+        return _NOTHING
 
     @property
     def in_traceback(self) -> bool:
         """Whether a traceback is open (every next line must be fed, one by one)."""
         return self._traceback is not None
+
+    @property
+    def holding(self) -> bool:
+        """Whether an error line is held: the next line may continue it (:meth:`continues`)."""
+        return self._held is not None
+
+    def continues(self, text: str) -> bool:
+        """Whether line ``text``, fed next, would continue the held error line.
+
+        A traceback header never does (it opens a traceback, which the held line joins).
+        """
+        group = self._group
+        if group is None or (TRACEBACK_HINT in text and match_header(text) is not None):
+            return False
+        return group.takes(text)
 
     @property
     def clean(self) -> bool:
@@ -461,9 +484,10 @@ class Scanner:
         """Skip lines that are not errors (no trigger, marker, JSON or traceback header).
 
         Feeding them one by one would only release the held finding, which this does.
-        Only valid when no traceback is open.
+        Only valid when no traceback is open and the first of them does not
+        :meth:`continue <continues>` the held error line.
         """
-        held, self._held = self._held, None
+        held = self._take_held()
         return _NOTHING if held is None else (held,)
 
     def finish(self) -> list[Finding | Problem]:
@@ -474,11 +498,45 @@ class Scanner:
         self._release(out)
         return out
 
+    def _taken(self, number: int, text: str, out: list[Finding | Problem]) -> bool:
+        """Whether the open traceback or the held error line takes line ``number``.
+
+        If a traceback ends before it, its finding goes to ``out``.
+        """
+        if self._traceback is not None:
+            if self._traceback.feed(text):
+                self._traceback_lines = (self._traceback_lines[0], number)
+                return True
+            out.append(self._close_traceback())
+        elif self._group is not None and self.continues(text):
+            self._group.add(number, text)
+            return True
+        return False
+
     def _release(self, out: list[Finding | Problem]) -> None:
-        # A flagged line is held back one line in case a traceback header follows it.
-        if self._held is not None:
-            out.append(self._held)
-            self._held = None
+        held = self._take_held()
+        if held is not None:
+            out.append(held)
+
+    def _hold(self, number: int, finding: Finding | None) -> None:
+        """Hold the error line ``finding`` (if any): lines may continue it, a traceback join it."""
+        self._held = finding
+        if finding is not None and self._mode is not InputMode.JSONL:
+            self._group = Group.open(number, finding.text)
+
+    def _take_held(self) -> Finding | None:
+        """The held error, with the lines that continued it; nothing is held after."""
+        held, group = self._held, self._group
+        self._held = self._group = None
+        if held is None or group is None or not group.grown:
+            return held
+        if len(group.text_lines) == 1:  # only frames and closing brackets were taken
+            return Finding(held.line, group.end, held.kind, held.classification, held.text)
+        text = group.text
+        verdict = self._classify(text)
+        if verdict.layer is Layer.FALLBACK:
+            verdict = held.classification  # the error line's own verdict stands
+        return Finding(held.line, group.end, held.kind, verdict, text)
 
     def _line(self, number: int, text: str) -> Finding | None:
         if _MARKER_HINT.search(text) is None:

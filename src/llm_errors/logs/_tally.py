@@ -11,7 +11,7 @@ from llm_errors._classification import Classification, Layer
 from llm_errors._taxonomy import ErrorCode
 from llm_errors.logs._scan import Finding, Problem, ProblemKind, excerpt
 
-__all__ = ["CappedCounter", "Tally", "normalise"]
+__all__ = ["WAITS_KEPT", "CappedCounter", "Tally", "Waits", "normalise"]
 
 #: Distinct unmatched messages tracked before the rarest are pruned.
 UNMATCHED_CAP: Final = 5000
@@ -19,6 +19,8 @@ UNMATCHED_CAP: Final = 5000
 _KEY_LIMIT: Final = 160
 #: Unreadable files listed by name in the summary; the rest are only counted.
 _UNREADABLE_LISTED: Final = 20
+#: Distinct waits kept exactly; past it every wait is kept to two significant digits.
+WAITS_KEPT: Final = 4096
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
 # One pass, the alternatives tried in order at each position; the group name is the
@@ -89,6 +91,75 @@ class CappedCounter:
         return self.untracked > 0
 
 
+def _coarse(seconds: float) -> float:
+    """``seconds`` to two significant digits: at most 90 values a decade."""
+    return float(f"{seconds:.2g}")
+
+
+def _seconds(value: float) -> str:
+    return f"{value:,.2f}".rstrip("0").rstrip(".") + " s"
+
+
+@dataclass(slots=True)
+class Waits:
+    """The waits errors asked for (their ``retry_after``): how many, their median and max.
+
+    Bounded: :data:`WAITS_KEPT` distinct values are kept exactly; past that every value
+    is kept to two significant digits (:attr:`approximate`: the median is then within
+    5 %). The count and the max are always exact.
+    """
+
+    count: int = 0
+    longest: float = 0.0
+    approximate: bool = False
+    _values: Counter[float] = field(default_factory=Counter)
+
+    def add(self, seconds: float, times: int = 1) -> None:
+        """Count ``times`` errors that asked to wait ``seconds``."""
+        self.count += times
+        self.longest = max(self.longest, seconds)
+        self._values[_coarse(seconds) if self.approximate else seconds] += times
+        if len(self._values) > WAITS_KEPT:
+            self.approximate = True
+            coarse: Counter[float] = Counter()
+            for value, count in self._values.items():
+                coarse[_coarse(value)] += count
+            self._values = coarse
+
+    @property
+    def distinct(self) -> int:
+        """Distinct values kept (at most :data:`WAITS_KEPT`)."""
+        return len(self._values)
+
+    @property
+    def median(self) -> float | None:
+        """The median wait (of the two middle ones, their mean); ``None`` without waits."""
+        if not self.count:
+            return None
+        low_rank, high_rank = (self.count - 1) // 2, self.count // 2  # equal for an odd count
+        low = high = 0.0
+        seen = 0
+        for value, count in sorted(self._values.items()):
+            if seen <= low_rank < seen + count:
+                low = value
+            seen += count
+            if high_rank < seen:
+                high = value
+                break
+        return (low + high) / 2
+
+    def summary(self) -> str | None:
+        """``3 asked to wait (median 20 s, max 60 s)``; ``None`` when none did."""
+        median = self.median
+        if median is None:
+            return None
+        about = "about " if self.approximate else ""
+        return (
+            f"{self.count:,} asked to wait "
+            f"(median {about}{_seconds(median)}, max {_seconds(self.longest)})"
+        )
+
+
 @dataclass(slots=True)
 class Tally:
     """Everything the summary reports; fed per finding and per problem."""
@@ -107,6 +178,8 @@ class Tally:
     unmatched_messages: CappedCounter = field(default_factory=CappedCounter)
     problems: Counter[ProblemKind] = field(default_factory=Counter)
     unreadable: list[str] = field(default_factory=list)
+    waits: Waits = field(default_factory=Waits)
+    """The errors that asked to wait (``Retry-After`` or a stated wait), for the summary."""
 
     def add(self, finding: Finding) -> None:
         """Count one error."""
@@ -131,6 +204,8 @@ class Tally:
         self.retryable_by_code[verdict.code] += verdict.retryable * times
         if verdict.layer is Layer.FALLBACK:
             self.unmatched += times
+        if verdict.retry_after is not None:
+            self.waits.add(verdict.retry_after, times)
 
     def add_problem(self, source: str, problem: Problem) -> None:
         """Count one problem; unreadable files are also remembered by name (the first few)."""

@@ -15,6 +15,12 @@ as it reads a live one: by name, without importing anything. Builtin names
 Exception groups (``+ Exception Group Traceback``) are read as one group whose
 members are every exception line inside it.
 
+An exception line whose message opens an HTML page (an SDK's status error holding
+a gateway's 502 page: ``openai.InternalServerError: <html>``) takes the page's
+lines up to its ``</html>`` into its message, as :mod:`llm_errors.logs._group`
+reads a page after an error line, at most :data:`~llm_errors.logs._group.GROUP_LINES`
+of them (past that the traceback ends, and the rest are read as lines).
+
 Output that every log line carries a prefix for (a timestamp, a container tag)
 is handled when the prefix has the same shape on each line: digits may change,
 the width may not.
@@ -27,6 +33,8 @@ import enum
 import functools
 import re
 from dataclasses import dataclass, field
+
+from llm_errors.logs._group import GROUP_LINES, closes_html, in_html, opens_html
 
 __all__ = ["ExceptionLine", "Link", "ParsedTraceback", "TracebackParser", "match_header"]
 
@@ -118,6 +126,7 @@ def match_header(text: str) -> tuple[str, bool] | None:
 class _State(enum.Enum):
     FRAMES = enum.auto()
     EXCEPTION = enum.auto()
+    HTML = enum.auto()  # the exception line's message opened an HTML page
     BLANK = enum.auto()
     CHAIN = enum.auto()
 
@@ -139,6 +148,7 @@ class TracebackParser:
     _link: Link = field(init=False, default=Link.FIRST)
     _lines: list[ExceptionLine] = field(init=False, default_factory=list)
     _fed: bool = field(init=False, default=False)
+    _html_lines: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
         self._shape = _DIGITS.sub("0", self.prefix)
@@ -163,6 +173,8 @@ class TracebackParser:
         return ParsedTraceback(tuple(self._lines), group=self.group)
 
     def _feed_plain(self, text: str) -> bool:
+        if self._state is _State.HTML and (taken := self._feed_html(text)) is not None:
+            return taken
         indented = text[:1].isspace()
         blank = not text.strip()
         state = self._state
@@ -190,6 +202,20 @@ class TracebackParser:
             return self._exception(text)
         return False
 
+    def _feed_html(self, text: str) -> bool | None:
+        """A line of the HTML page the exception line opened; ``None``: not one, read on."""
+        if self._html_lines >= GROUP_LINES:
+            return False  # a page without its end: the rest are read as lines
+        if not in_html(text):
+            self._state = _State.EXCEPTION  # the page was cut short
+            return None
+        self._html_lines += 1
+        if text.strip():
+            self._extend(text.strip())
+        if closes_html(text):
+            self._state = _State.EXCEPTION
+        return True
+
     def _feed_group(self, text: str) -> bool:
         stripped = text.lstrip()
         if stripped.startswith("+"):
@@ -210,7 +236,8 @@ class TracebackParser:
         if parsed is None:
             return False
         self._append(ExceptionLine(parsed["name"], _bound(parsed["msg"] or ""), self._link))
-        self._state = _State.EXCEPTION
+        self._state = _State.HTML if opens_html(text) else _State.EXCEPTION
+        self._html_lines = 0
         return True
 
     def _append(self, line: ExceptionLine) -> None:

@@ -1,14 +1,18 @@
 """Block reading: the same lines and cuts as line-by-line reading, and the line filter."""
 
 import io
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from llm_errors import classify
+from llm_errors.logs import _blocks
 from llm_errors.logs._blocks import CutLine, iter_blocks, line_filter
-from llm_errors.logs._feed import block_filter
+from llm_errors.logs._feed import BlockFilter, Feeder, block_filter
 from llm_errors.logs._input import iter_lines
+from llm_errors.logs._scan import Finding, Problem, Scanner
 
 
 def _by_lines(data: bytes, limit: int) -> list[tuple[bytes, int]]:
@@ -68,3 +72,29 @@ def test_line_filter_keeps_what_may_matter(line, kept):
     end = block.index(b"\n", 7)
     assert (end in found.lines.ends(block)[0]) is kept
     assert line_filter(frozenset()) is not None
+
+
+#: Real multi-line errors (test_group.py), in blocks after a ``== ID SOURCE`` line.
+MULTI_LINE = Path(__file__).with_name("multi_line.txt")
+
+
+def _findings(data: bytes, found: BlockFilter | None) -> list[Finding | Problem]:
+    scanner = Scanner(classify)
+    events: list[Finding | Problem] = []
+    feeder = Feeder(scanner, events.extend)
+    feeder.read(io.BufferedReader(io.BytesIO(data)), found, lambda: None)
+    return [*events, *scanner.finish()]
+
+
+@pytest.mark.parametrize("size", [64, 200, 1000])
+def test_block_ends_inside_multi_line_errors_change_nothing(monkeypatch, size):
+    """Frames, causes and pages cut by a block's end are grouped as line by line groups them."""
+    pytest.importorskip("hyperscan")
+    found = block_filter()
+    assert found is not None
+    text = MULTI_LINE.read_text(encoding="utf-8")
+    data = "\n".join(line for line in text.splitlines() if not line.startswith("#")).encode()
+    expected = _findings(data, None)
+    monkeypatch.setattr(_blocks, "BLOCK_SIZE", size)
+    assert _findings(data, found) == expected
+    assert len([e for e in expected if isinstance(e, Finding)]) == 6  # one per shape

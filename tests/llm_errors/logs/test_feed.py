@@ -70,6 +70,29 @@ def test_may_match_says_yes_where_it_cannot_tell(line):
     assert Classifier().may_match(line)
 
 
+#: Lines that continue an error line (``_group``), from the real outputs of test_group.py:
+#: Node's frames and ``[cause]`` block (nodejs/node#46049), Java's ``Caused by:``
+#: (langchain4j/langchain4j-examples#20), Cloudflare's 502 page (openai/codex#35328) and
+#: the SDK error whose message opens it (n3d1117/chatgpt-telegram-bot#637), closing
+#: braces, a frame of trigger words only, and a line of a page that no rule reads.
+CONTINUATIONS = (
+    "TypeError: fetch failed",
+    "    at node:internal/deps/undici/undici:13737:13",
+    "  [cause]: ConnectTimeoutError: Connect Timeout Error",
+    "    code: 'UND_ERR_CONNECT_TIMEOUT'",
+    "  }",
+    "}",
+    "Caused by: java.io.InterruptedIOException: timeout",
+    "\tat okhttp3.internal.connection.RealCall.timeoutExit(RealCall.kt:398)",
+    "unexpected status 502 Bad Gateway: <html>",
+    "openai.InternalServerError: <html>",
+    "<head><title>502 Bad Gateway</title></head>",
+    "<body>",
+    "<hr><center>cloudflare</center>",
+    "</html>, url: https://chatgpt.com/backend-api/codex/responses",
+    "    connection pool size=10",
+)
+
 #: Real error messages (the corpus's first of two files, flattened) and a traceback's parts.
 _ERRORS = tuple(
     " ".join(json.loads(path.read_text(encoding="utf-8").splitlines()[0])["text"].split())
@@ -85,6 +108,7 @@ _POOL = (
     json.dumps({"level": "error", "message": _ERRORS[0]}),
     "2026-07-22T10:00:00.000Z INFO  app.api [req=4c] request completed ms=7",
     "",
+    *CONTINUATIONS,
 )
 
 

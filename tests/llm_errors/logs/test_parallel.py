@@ -14,6 +14,8 @@ pytestmark = pytest.mark.integration
 
 SAMPLE_LOG = Path(__file__).parents[3] / "examples" / "sample.log"
 SAMPLE_JSONL = Path(__file__).parents[3] / "examples" / "sample.jsonl"
+#: Real multi-line errors (test_group.py), in blocks after a ``== ID SOURCE`` line.
+MULTI_LINE = Path(__file__).with_name("multi_line.txt")
 
 
 def _run(*argv):
@@ -167,3 +169,27 @@ def test_report_jobs_dates_from_the_ranges_before(tmp_path, merges, look_backs, 
     assert all(look_backs)
     assert many == one
     assert "3,001 of 3,001 errors carry a timestamp" in one[2]
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    "fmt", [pytest.param("jsonl", id="jsonl"), pytest.param("table", id="table")]
+)
+def test_multi_line_errors_split_across_processes_equal_one_process(
+    tmp_path, merges, monkeypatch, report, fmt
+):
+    """Frames, causes and HTML pages cut between processes group as one process groups them.
+
+    A short overlap puts many cuts inside groups; the report's page and summary agree too.
+    """
+    monkeypatch.setattr(_parallel, "OVERLAP", 4096)
+    shapes = [block.partition("\n")[2] for block in MULTI_LINE.read_text().split("\n== ")[1:]]
+    path = tmp_path / "multi.log"
+    info = "2026-02-25T15:04:00.000Z [INFO] request served\n"
+    path.write_text("".join(f"{shape.rstrip()}\n{info}" for shape in shapes * 150))
+    one = _run("--format", fmt, str(path))
+    for jobs in ("2", "3"):
+        assert _run("--format", fmt, "--jobs", jobs, str(path)) == one
+    assert f"{len(shapes) * 150:,} errors" in one[1] + one[2]  # one per shape, each once
+    assert report("--jobs", "3", str(path)) == report(str(path))
+    assert merges == [True, True, True]

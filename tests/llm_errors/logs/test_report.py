@@ -96,6 +96,8 @@ def every_count_tally():
     tally.by_code[ErrorCode.SERVER] = tally.by_rule["server.x", ErrorCode.SERVER] = 77_701
     for offset, kind in enumerate(ProblemKind):
         tally.problems[kind] = 88_801 + offset
+    tally.waits.add(12, 99_901)  # 99,904 errors asked to wait: median 12 s, max 56 s
+    tally.waits.add(56, 3)
     return tally, counts
 
 
@@ -116,12 +118,13 @@ def test_summary_line_and_table_headline_carry_the_same_counts():
         "retryable",
     }
     fields = {f.name for f in dataclasses.fields(Tally)}
-    assert fields == {*counts, *BREAKDOWNS, "problems", "fail_on"}  # a new field: decide
+    assert fields == {*counts, *BREAKDOWNS, "problems", "fail_on", "waits"}  # a new field: decide
     line = summary_line(tally, field="msg")
     table = render_table(tally, field="msg")
     expected = [f"{getattr(tally, name):,}" for name in counts]
     expected += [f"{n:,}" for n in tally.problems.values()]
     expected.append("77,701")  # the --fail-on code seen, with its count
+    expected += ["99,904", "12", "56"]  # the errors that asked to wait, their median and max
     for number in expected:
         assert number in numbers(line), number
         assert number in numbers(table), number

@@ -31,13 +31,17 @@ def test_writes_the_page_and_a_summary(capsys, tmp_path):
     output = tmp_path / "report.html"
     assert main(["report", str(SAMPLE_LOG), "-o", str(output)]) == EXIT_OK
     _, err = capsys.readouterr()
+    # The two waits are the sample's "Please try again in 2.06s." and "... in 2s.".
+    waits = "2 asked to wait (median 2.03 s, max 2.06 s)"
     assert err == (
-        f"llm-errors: wrote {output}: 1 file, 110 lines: 34 errors (18 retryable, 7 unmatched)\n"
+        f"llm-errors: wrote {output}: 1 file, 110 lines: 34 errors (18 retryable, 7 unmatched); "
+        f"{waits}\n"
     )
     page = output.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
     assert page.endswith("</html>\n")
     assert "Every line was read: no input problems." in page
+    assert f"Of these errors, {waits}, by Retry-After or a stated wait." in page
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]  # no partial file left
 
 

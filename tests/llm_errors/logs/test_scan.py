@@ -1,6 +1,7 @@
 """Finding errors in lines and records: markers, tracebacks, JSON fields, problems."""
 
 import json
+import traceback
 
 import pytest
 
@@ -159,6 +160,40 @@ def test_log_line_decides_when_the_traceback_says_nothing():
     [found] = findings(text)
     assert found.classification.code is ErrorCode.SERVER
     assert (found.line, found.end_line) == (1, 4)
+
+
+def test_status_a_traceback_states_beats_its_types_default():
+    """A logged ``InternalServerError`` saying ``Error code: 529`` has status 529, not 500.
+
+    The exception is anthropic's own, built as its client builds one for a 529 (the
+    message is ``_make_status_error_from_response``'s ``Error code: {status} - {body}``;
+    the body is the overloaded error of https://docs.anthropic.com/en/api/errors), and
+    its traceback is printed by ``traceback``. Rebuilt from the log it has no response,
+    so only the message can say the status: the traceback, its last line alone and the
+    live exception must agree.
+    """
+    anthropic = pytest.importorskip("anthropic")
+    httpx2 = pytest.importorskip("httpx2")  # the HTTP client anthropic 2 is built on
+    body = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    request = httpx2.Request("POST", "https://api.anthropic.com/v1/messages")
+    response = httpx2.Response(529, request=request, json=body)
+    live = anthropic.InternalServerError(f"Error code: 529 - {body}", response=response, body=body)
+
+    def call():
+        raise live
+
+    try:
+        call()
+    except anthropic.InternalServerError as exc:
+        printed = "".join(traceback.format_exception(exc))
+    last = printed.splitlines()[-1]
+    assert last.startswith("anthropic.InternalServerError: Error code: 529 - {")
+    [found] = findings(printed)
+    assert found.kind == "traceback"
+    verdict, alone = found.classification, classify(last)
+    assert (verdict.status, verdict.code, verdict.rule) == (529, alone.code, alone.rule)
+    assert verdict.code is ErrorCode.RATE_LIMIT
+    assert alone.status == classify(live).status == 529
 
 
 def test_two_error_lines_in_a_row_stay_two_findings():

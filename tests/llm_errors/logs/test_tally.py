@@ -4,7 +4,7 @@ import pytest
 
 from llm_errors import Classification, ErrorCode, Layer
 from llm_errors.logs._scan import Finding, Problem, ProblemKind
-from llm_errors.logs._tally import CappedCounter, Tally, normalise
+from llm_errors.logs._tally import WAITS_KEPT, CappedCounter, Tally, Waits, normalise
 
 
 @pytest.mark.parametrize(
@@ -101,3 +101,31 @@ def test_tally_problems_list_unreadable_files():
     tally.add_problem("a.log", Problem(ProblemKind.BAD_JSON, 4, "bad"))
     assert tally.problems == {ProblemKind.UNREADABLE: 1, ProblemKind.BAD_JSON: 2}
     assert tally.unreadable == ["gone.log: No such file"]
+
+
+def test_tally_summarises_the_waits_asked_for():
+    """Errors with a ``retry_after`` are counted with their median and max wait, batched too."""
+    tally = Tally()
+    for wait in (2.06, None, 2.0, 20.0):  # sample.log's two hints, a Retry-After: 20
+        verdict = Classification(
+            code=ErrorCode.RATE_LIMIT, retryable=True, rule="http.429", retry_after=wait
+        )
+        tally.add(Finding(1, 1, "line", verdict, "m"))
+    tally.count_verdict(Classification(code=ErrorCode.SERVER, retryable=True, retry_after=1), 2)
+    waits = tally.waits
+    assert (waits.count, waits.median, waits.longest) == (5, 2.0, 20.0)
+    assert waits.summary() == "5 asked to wait (median 2 s, max 20 s)"
+    assert Tally().waits.summary() is None
+
+
+def test_waits_are_bounded():
+    """Past ``WAITS_KEPT`` distinct waits they are kept to two digits; count and max stay exact."""
+    waits = Waits()
+    for n in range(3 * WAITS_KEPT):
+        waits.add(n / 1000)
+    assert waits.distinct <= WAITS_KEPT
+    assert waits.approximate
+    assert (waits.count, waits.longest) == (3 * WAITS_KEPT, (3 * WAITS_KEPT - 1) / 1000)
+    exact = (3 * WAITS_KEPT - 1) / 2000
+    assert abs(waits.median - exact) <= 0.05 * exact
+    assert waits.summary().startswith(f"{3 * WAITS_KEPT:,} asked to wait (median about ")
