@@ -85,9 +85,7 @@ def require_codes(name: str, codes: object) -> frozenset[ErrorCode]:
     a ``ValueError`` naming it and listing the codes. A string of separators only names
     no code, like an empty list.
     """
-    if isinstance(codes, ErrorCode):  # a StrEnum: a str too, so asked first
-        return frozenset({codes})
-    if isinstance(codes, str):
+    if isinstance(codes, str):  # an ErrorCode too (a StrEnum): its value is its one name
         return frozenset(_code(name, item) for item in codes.replace(",", " ").split())
     if not isinstance(codes, Iterable):
         raise TypeError(
