@@ -257,11 +257,11 @@ def test_cooldown_is_shared_across_processes(redis_server, prefix, server):
     attempted before the end, a refusal only happens while the cooldown (or the
     half-open time after it) lasts, and a call that asked with more than its deadline
     left is refused. The workers start first and are released together, so interpreter
-    start-up is not inside the two seconds of cooldown.
+    start-up is not inside the four seconds of cooldown.
     """
     url = redis_server.url
     jobs = [
-        ("rate_limit", url, prefix, SCOPE, 2.0),
+        ("rate_limit", url, prefix, SCOPE, 4.0),
         ("call", url, prefix, SCOPE, 30),
         ("call", url, prefix, SCOPE, 0.05),
         ("call", url, prefix, "other:model", 30),
