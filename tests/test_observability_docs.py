@@ -15,8 +15,8 @@ BLOCKS = BLOCK.findall(DOC.read_text(encoding="utf-8"))
 
 
 def test_one_example_per_backend():
-    """OpenTelemetry (adapter and own spans), Prometheus, structlog and logging."""
-    assert len(BLOCKS) == 5
+    """OpenTelemetry (adapter and own spans), Prometheus, structlog, logging, fleet events."""
+    assert len(BLOCKS) == 6
 
 
 @pytest.mark.parametrize("number", range(len(BLOCKS)), ids=lambda n: f"block-{n + 1}")

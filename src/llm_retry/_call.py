@@ -12,7 +12,13 @@ recorded, asking again after each wait (or fails fast when a wait would cross it
 deadline); after a cooldown, one call probes first and ends the probe with its result;
 a failure with a server-directed wait extends the cooldown, and the budget's tokens
 live in the backend. The async controller gets async twins of the
-strategies that talk to the backend, so an event loop never blocks on it.
+strategies that talk to the backend, so an event loop never blocks on it. Every
+operation goes through :class:`~llm_retry._coordination.FailOpen`, so no backend error
+becomes the call's error.
+
+Events name the call by its scope when it names one (the policy's, or the first
+argument's ``llm_retry_scope``: ``mistral:mistral-small-latest`` for the Mistral
+adapter's calls), else by the wrapped callable's qualified name.
 """
 
 from __future__ import annotations
@@ -23,18 +29,18 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 import tenacity as _t
 
-from llm_errors import Classification, RateLimitError
+from llm_errors import Classification, ErrorCode, RateLimitError
 from llm_retry._coordination import (
     COOLDOWN_CODES,
     DEFAULT_SCOPE,
     WAKE_JITTER,
     Admission,
-    Coordination,
+    FailOpen,
     InProcessCoordination,
-    resolve_scope,
+    named_scope,
 )
 from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, annotate
-from llm_retry._hooks import GiveUpEvent, dispatch
+from llm_retry._hooks import CooldownEvent, GiveUpEvent, dispatch
 from llm_retry._strategies import (
     failure,
     is_retryable,
@@ -50,7 +56,7 @@ if TYPE_CHECKING:
 __all__ = ["Call"]
 
 #: Without a coordination backend the budget is the object itself, as this one keeps it.
-_UNCOORDINATED = InProcessCoordination()
+_UNCOORDINATED = FailOpen(InProcessCoordination())
 #: Most admissions asked before one attempt (each after a wait the backend set; the
 #: deadline bounds them too). Past it the attempt goes ahead: coordination never fails
 #: a call.
@@ -67,6 +73,7 @@ class Call:
         "_policy",
         "_probe",
         "_recorder",
+        "_retry_on",
         "_scope",
         "_skipped",
         "_start",
@@ -84,13 +91,17 @@ class Call:
         kwargs: Mapping[str, object] | None = None,
     ) -> None:
         self._policy = policy
+        # Normalised by the policy's __post_init__, whatever spelling it was given in.
+        self._retry_on = cast("frozenset[ErrorCode]", policy.retry_on)
         coordination = policy.coordination
-        self._coordination: Coordination = coordination or _UNCOORDINATED
-        # The scope is only worked out (and cooldowns only shared) with a backend.
+        named = named_scope(policy.scope, args, kwargs or {})
+        # Cooldowns and budget tokens are only shared (under a scope) with a backend.
         self._scope: str | None = None
+        self._coordination = _UNCOORDINATED
         if coordination is not None:
-            self._scope = resolve_scope(policy.scope, args, kwargs or {})
-        self._target = target
+            self._scope = named or DEFAULT_SCOPE
+            self._coordination = FailOpen(coordination)
+        self._target = named or target
         self._recorder = active_recorder()
         self._start = policy.clock()
         self._skipped = 0.0
@@ -133,9 +144,10 @@ class Call:
 
     def before(self, _retry_state: _t.RetryCallState) -> None:
         """Wait until the scope admits an attempt, then count it."""
-        if self._scope is not None:
-            for _ in range(MAX_ADMISSIONS):
-                pause = self._admit(self._coordination.admit(self._scope))
+        scope = self._scope
+        if scope is not None:
+            for look in range(MAX_ADMISSIONS):
+                pause = self._admit(scope, self._coordination.admit(scope), look)
                 if not pause:
                     break
                 self.sleep(pause)
@@ -145,9 +157,10 @@ class Call:
 
     async def abefore(self, _retry_state: _t.RetryCallState) -> None:
         """:meth:`before` for the async controller."""
-        if self._scope is not None:
-            for _ in range(MAX_ADMISSIONS):
-                pause = self._admit(await self._coordination.aadmit(self._scope))
+        scope = self._scope
+        if scope is not None:
+            for look in range(MAX_ADMISSIONS):
+                pause = self._admit(scope, await self._coordination.aadmit(scope), look)
                 if not pause:
                     break
                 await self.async_sleep(pause)
@@ -159,13 +172,15 @@ class Call:
         self.attempts += 1
         self._policy.stats.record_attempt()
 
-    def _admit(self, admission: Admission) -> float:
+    def _admit(self, scope: str, admission: Admission, look: int) -> float:
         """Seconds to wait before asking again, ``0.0`` to attempt now (maybe as the probe).
 
         The wait is the backend's (to the end of the cooldown it recorded) plus up to
         ``WAKE_JITTER`` of it, never past the deadline: callers that waited together wake
         at spread moments; the first to ask after the end probes, the others then find
-        the probe's result (or wait for it) instead of all sending at once.
+        the probe's result (or wait for it) instead of all sending at once. The first
+        wait before an attempt (``look`` 0) is told to the hooks as a
+        :class:`~llm_retry.instrumentation.CooldownEvent`.
 
         Raises:
             RateLimitError: The wait would end after this call's deadline, so the
@@ -175,14 +190,26 @@ class Call:
         if left <= 0:
             self._probe = admission.probe
             return 0.0
-        if left > self._policy.deadline - self.elapsed():
+        elapsed = self.elapsed()
+        if left > self._policy.deadline - elapsed:
             detail = (
-                f"the shared cooldown of scope {self._scope!r} ends in {left:.2f}s, "
+                f"the shared cooldown of scope {scope!r} ends in {left:.2f}s, "
                 f"after this call's deadline ({self._policy.deadline:g}s)"
             )
             self._stop = (GiveUpReason.COOLDOWN, detail)
             raise RateLimitError(f"not attempted: {detail}", retry_after=left)
-        return min(left + _wake_jitter(left), self._policy.deadline - self.elapsed())
+        pause = min(left + _wake_jitter(left), self._policy.deadline - elapsed)
+        if not look:
+            dispatch(
+                CooldownEvent(
+                    target=self._target,
+                    scope=scope,
+                    attempt=self.attempts + 1,
+                    sleep=pause,
+                    elapsed=elapsed,
+                )
+            )
+        return pause
 
     def retry(self, retry_state: _t.RetryCallState) -> bool:
         """Retry exactly the codes in ``retry_on``; share a server-directed cooldown."""
@@ -195,7 +222,7 @@ class Call:
         if self._probe is not None and self._scope is not None:
             probe, self._probe = self._probe, None
             self._coordination.end_probe(self._scope, probe, lifted=False)
-        return is_retryable(error, self._policy.retry_on, self.classify)
+        return is_retryable(error, self._retry_on, self.classify)
 
     async def aretry(self, retry_state: _t.RetryCallState) -> bool:
         """:meth:`retry` for the async controller."""
@@ -208,7 +235,7 @@ class Call:
         if self._probe is not None and self._scope is not None:
             probe, self._probe = self._probe, None
             await self._coordination.aend_probe(self._scope, probe, lifted=False)
-        return is_retryable(error, self._policy.retry_on, self.classify)
+        return is_retryable(error, self._retry_on, self.classify)
 
     def _cooldown_of(self, error: BaseException) -> tuple[str, float] | None:
         """The scope and seconds of the cooldown ``error`` asks every caller to keep.

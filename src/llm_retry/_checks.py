@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Final
+from typing import Final, TypeAlias
 
 from llm_errors import ErrorCode, redact
 
 __all__ = [
     "SHOWN",
+    "Codes",
     "require_bool",
     "require_callable",
     "require_codes",
@@ -21,6 +22,10 @@ __all__ = [
     "require_number",
     "shown",
 ]
+
+#: What a set of error codes may be given as: one code, a string of comma- or
+#: blank-separated code names, or a collection of codes and names.
+Codes: TypeAlias = ErrorCode | str | Iterable[ErrorCode | str]
 
 #: Characters of a bad value quoted in an error message.
 SHOWN: Final = 40
@@ -72,15 +77,20 @@ def require_callable(name: str, value: object, *, optional: bool = False) -> Non
 
 
 def require_codes(name: str, codes: object) -> frozenset[ErrorCode]:
-    """``codes`` as a frozenset of ``ErrorCode``, from any iterable of codes or their names.
+    """``codes`` as a frozenset of ``ErrorCode``: one code, a string of names, or a collection.
 
-    A name is matched whatever its case and surrounding blanks (``"rate_limit"``); an
-    unknown one is a ``ValueError`` naming it and listing the codes. A lone string is
-    refused rather than read as its letters.
+    Accepted: an ``ErrorCode``; a string of code names separated by commas and/or blanks
+    (``"RATE_LIMIT,SERVER"``, ``"rate_limit, server"``); or any iterable of codes and
+    names. A name is matched whatever its case and surrounding blanks; an unknown one is
+    a ``ValueError`` naming it and listing the codes. A string of separators only names
+    no code, like an empty list.
     """
-    if isinstance(codes, str) or not isinstance(codes, Iterable):
+    if isinstance(codes, str):  # an ErrorCode too (a StrEnum): its value is its one name
+        return frozenset(_code(name, item) for item in codes.replace(",", " ").split())
+    if not isinstance(codes, Iterable):
         raise TypeError(
-            f"{name} must be a collection of ErrorCode or code names, got {type(codes).__name__}"
+            f'{name} must be an ErrorCode, a string of code names ("RATE_LIMIT,SERVER") '
+            f"or a collection of them, got {type(codes).__name__}"
         )
     return frozenset(_code(name, item) for item in codes)
 

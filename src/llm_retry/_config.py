@@ -7,7 +7,7 @@ a typo such as ``LLM_RETRY_MAX_ATTEMPT`` fails at startup instead of being ignor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 
 from llm_retry._checks import require_codes, shown
 
@@ -47,9 +47,7 @@ def _to_bool(name: str, value: object) -> object:
 
 
 def _to_codes(name: str, value: object) -> object:
-    if isinstance(value, str):
-        return require_codes(name, value.replace(",", " ").split())
-    return require_codes(name, value) if isinstance(value, Iterable) else value
+    return require_codes(name, value)
 
 
 def _to_scope(name: str, value: object) -> object:

@@ -23,6 +23,7 @@ state of a circuit breaker, bounded).
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import secrets
@@ -33,7 +34,7 @@ from typing import Final, NamedTuple, Protocol, runtime_checkable
 
 from llm_errors import ErrorCode
 from llm_retry._budget import RetryBudget
-from llm_retry._checks import require_callable, require_int, require_number
+from llm_retry._checks import require_callable, require_int, require_number, shown
 
 __all__ = [
     "COOLDOWN_CODES",
@@ -45,12 +46,13 @@ __all__ = [
     "WAKE_JITTER",
     "Admission",
     "Coordination",
+    "FailOpen",
     "InProcessCoordination",
     "Scope",
     "check_scope",
+    "named_scope",
     "new_probe_token",
     "poll_wait",
-    "resolve_scope",
 ]
 
 #: The scope of a coordinated call when neither the policy nor the call names one.
@@ -76,6 +78,8 @@ DEFAULT_PROBE_POLL: Final = 0.05
 
 #: A policy's scope: a name, or a function of the wrapped call's arguments.
 Scope = str | Callable[..., str]
+
+logger = logging.getLogger("llm_retry")
 
 
 class Admission(NamedTuple):
@@ -185,21 +189,22 @@ def poll_wait(poll: float, lease_left: float) -> float:
     return min(lease_left, random.uniform(poll / 10, poll))  # noqa: S311 - jitter, not cryptography
 
 
-def resolve_scope(
+def named_scope(
     scope: Scope | None, args: tuple[object, ...], kwargs: Mapping[str, object]
-) -> str:
-    """The scope of one call: the policy's, else the first argument's, else the default.
+) -> str | None:
+    """The scope one call names: the policy's, else the first argument's, else ``None``.
 
     A callable scope is called with the call's arguments. Without one, a first argument
     with a string ``llm_retry_scope`` attribute names it (the Mistral adapter's calls
-    say ``mistral:<model id>`` this way).
+    say ``mistral:<model id>`` this way). With a coordination backend, a call that names
+    none shares :data:`DEFAULT_SCOPE`.
     """
     if isinstance(scope, str):
         return scope
     if scope is not None:
         return check_scope(scope(*args, **kwargs))
     named = getattr(args[0], "llm_retry_scope", None) if args else None
-    return check_scope(named) if isinstance(named, str) else DEFAULT_SCOPE
+    return check_scope(named) if isinstance(named, str) else None
 
 
 class InProcessCoordination:
@@ -364,4 +369,148 @@ class InProcessCoordination:
         return (
             f"InProcessCoordination(max_cooldown={self._max_cooldown:g}, "
             f"probe_lease={self._lease:g})"
+        )
+
+
+# What FailOpen has reported: (backend type, operation, what went wrong), each logged once
+# per process. Bounded by the backend types, their ten operations and the error types.
+_reported: set[tuple[str, str, str]] = set()
+_reported_lock = threading.Lock()
+
+
+class FailOpen:
+    """A backend's operations as a call uses them, never raising: coordination never fails a call.
+
+    A backend answers from this process when its store fails (the Redis one does); an
+    error it did not expect (a bug, a misconfiguration) or an admission a call cannot act
+    on (not an :class:`Admission`, a wait that is not a finite number ``>= 0``) is caught
+    here instead of becoming the call's error. The call then goes on as without
+    coordination for that operation (it attempts now, shares no cooldown, spends and
+    refills the ``RetryBudget`` object), and one WARNING names the backend's type, the
+    operation and the error's type (never its message, which may hold a URL or a key),
+    once per process for each. Cancellation and other ``BaseException`` pass through.
+    """
+
+    __slots__ = ("_backend",)
+
+    def __init__(self, backend: Coordination) -> None:
+        self._backend = backend
+
+    def admit(self, scope: str) -> Admission:
+        """The backend's admission, or ``Admission(0.0)`` (attempt now)."""
+        try:
+            answer = self._backend.admit(scope)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("admit", error)
+            return Admission(0.0)
+        return self._usable("admit", answer)
+
+    async def aadmit(self, scope: str) -> Admission:
+        """:meth:`admit` for async callers."""
+        try:
+            answer = await self._backend.aadmit(scope)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("aadmit", error)
+            return Admission(0.0)
+        return self._usable("aadmit", answer)
+
+    def end_probe(self, scope: str, token: str, *, lifted: bool) -> None:
+        """End the probe in the backend, or leave it to the lease's end."""
+        try:
+            self._backend.end_probe(scope, token, lifted=lifted)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("end_probe", error)
+
+    async def aend_probe(self, scope: str, token: str, *, lifted: bool) -> None:
+        """:meth:`end_probe` for async callers."""
+        try:
+            await self._backend.aend_probe(scope, token, lifted=lifted)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("aend_probe", error)
+
+    def extend_cooldown(self, scope: str, seconds: float) -> None:
+        """Share the cooldown, or keep it to this call."""
+        try:
+            self._backend.extend_cooldown(scope, seconds)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("extend_cooldown", error)
+
+    async def aextend_cooldown(self, scope: str, seconds: float) -> None:
+        """:meth:`extend_cooldown` for async callers."""
+        try:
+            await self._backend.aextend_cooldown(scope, seconds)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("aextend_cooldown", error)
+
+    def try_spend(self, scope: str, budget: RetryBudget) -> bool:
+        """A token from the backend's bucket, or from ``budget`` itself."""
+        try:
+            return self._backend.try_spend(scope, budget)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("try_spend", error)
+            return budget.try_spend()
+
+    async def atry_spend(self, scope: str, budget: RetryBudget) -> bool:
+        """:meth:`try_spend` for async callers."""
+        try:
+            return await self._backend.atry_spend(scope, budget)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("atry_spend", error)
+            return budget.try_spend()
+
+    def record_success(self, scope: str, budget: RetryBudget) -> None:
+        """Refill the backend's bucket, or ``budget`` itself."""
+        try:
+            self._backend.record_success(scope, budget)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("record_success", error)
+            budget.record_success()
+
+    async def arecord_success(self, scope: str, budget: RetryBudget) -> None:
+        """:meth:`record_success` for async callers."""
+        try:
+            await self._backend.arecord_success(scope, budget)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("arecord_success", error)
+            budget.record_success()
+
+    def _usable(self, operation: str, answer: object) -> Admission:
+        """``answer`` if a call can act on it, else ``Admission(0.0)`` (reported)."""
+        if isinstance(answer, Admission):
+            # A backend typed loosely (or not at all) may answer anything: check it all.
+            wait: object = answer.wait
+            probe: object = answer.probe
+            if (
+                (probe is None or isinstance(probe, str))
+                and isinstance(wait, int | float)
+                and not isinstance(wait, bool)
+                and 0 <= wait < math.inf
+            ):
+                return answer
+        self._report(operation, answer)
+        return Admission(0.0)
+
+    def _report(self, operation: str, wrong: object) -> None:
+        """Log what went wrong, once per process for each backend type, operation and kind.
+
+        ``wrong`` is the error raised (named by its type only), or the answer that is no
+        usable admission (shown short and redacted).
+        """
+        backend = type(self._backend).__qualname__
+        if isinstance(wrong, Exception):
+            kind = what = f"raised {type(wrong).__name__}"
+        else:
+            kind = "answered"
+            what = f"answered {shown(wrong)}, not an Admission with a finite wait >= 0"
+        with _reported_lock:
+            if (backend, operation, kind) in _reported:
+                return
+            _reported.add((backend, operation, kind))
+        logger.warning(
+            "llm_retry: %s.%s() %s; the call goes on without coordination for it "
+            "(reported once per process)",
+            backend,
+            operation,
+            what,
+            extra={"backend": backend, "operation": operation},
         )

@@ -2,8 +2,9 @@
 
 Nothing here carries the call's arguments, results or error messages: LLM call
 arguments are prompts, and provider error messages often echo them. Events name the
-wrapped callable, the classified code and the timings; the exception object itself is
-handed to hooks (users decide what to do with it) but never logged or repr'd.
+call (by its scope, or the wrapped callable), the classified code and the timings; the
+exception object itself is handed to hooks (users decide what to do with it) but never
+logged or repr'd.
 """
 
 from __future__ import annotations
@@ -47,7 +48,11 @@ class RetryEvent:
     """One retry about to happen, as passed to ``on_retry`` hooks.
 
     Attributes:
-        target: The wrapped callable's qualified name (never its arguments).
+        target: The call's name, never its arguments: its scope when it names one (the
+            policy's ``scope``, or the first argument's ``llm_retry_scope``: the Mistral
+            adapter's calls say ``mistral:<model id>``), else the wrapped callable's
+            module and qualified name (``myapp.llm.ask``; the block's ``name`` for
+            ``attempts()``).
         attempt: The attempt that just failed, counting from 1.
         classification: How the failure was routed.
         sleep: The planned wait before the next attempt, in seconds.
@@ -60,6 +65,9 @@ class RetryEvent:
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0 ``scope``.
+    .. versionchanged:: 0.3.0
+       ``target`` is the call's scope when it names one, never a private method of the
+       library that wraps the call.
     """
 
     target: str
@@ -129,7 +137,9 @@ def retry_info(error: BaseException) -> RetryInfo | None:
 def log_retry(event: RetryEvent) -> None:
     """The default ``on_retry`` hook: one WARNING on the ``llm_retry`` logger per retry.
 
-    The message names the callable, the code and the error type; ``extra`` carries the
+    The message names the call (its scope, or the callable), the code and the error
+    type: ``retrying mistral:mistral-small-latest in 1.00s: attempt 1 failed with
+    RATE_LIMIT (RateLimitError)``; ``extra`` carries the
     same fields for structured logging (``code``, ``rule``, ``status``, ``attempt``,
     ``sleep``, ``elapsed``, ``target``). The error's message is left out on purpose.
 

@@ -2,7 +2,9 @@
 
 The policy's own ``on_retry`` stays per policy; these hooks are process-wide, as in
 stamina's ``stamina.instrumentation``, so a tracing or metrics backend is plugged in once
-for every call. The default is resolved on the first dispatch, not at import: the
+for every call. They receive one type, :data:`HookEvent`: a retry about to happen, a
+give-up, a wait for a scope's shared cooldown, or a coordination store going away or
+coming back. The default is resolved on the first dispatch, not at import: the
 OpenTelemetry hook if ``opentelemetry-api`` is installed (found with
 ``importlib.util.find_spec``, nothing imported when it is absent), otherwise none.
 Logging is not a default here, because the policy's ``on_retry`` already logs.
@@ -21,6 +23,8 @@ from llm_errors import Classification, ErrorCode
 from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, log_retry
 
 __all__ = [
+    "CooldownEvent",
+    "CoordinationEvent",
     "GiveUpEvent",
     "HookEvent",
     "LoggingOnRetryHook",
@@ -40,7 +44,8 @@ class GiveUpEvent:
     """A call that stopped retrying and is about to raise its error, as passed to hooks.
 
     Attributes:
-        target: The wrapped callable's qualified name (never its arguments).
+        target: The call's name, as in :class:`~llm_retry.RetryEvent` (its scope when
+            it names one, else the wrapped callable's qualified name).
         code: The classified code of the raised error.
         reason: Why retrying stopped.
         attempts: Attempts made, counting the failed one.
@@ -83,43 +88,136 @@ class GiveUpEvent:
         )
 
 
-#: What a hook receives: a retry about to happen, or the give-up.
-HookEvent: TypeAlias = RetryEvent | GiveUpEvent
+@dataclass(frozen=True, slots=True)
+class CooldownEvent:
+    """A call about to wait for its scope's shared cooldown before an attempt, as passed to hooks.
+
+    Sent at the first wait before an attempt: the looks that may follow for the same
+    attempt (after each wait the call asks the backend again, for a cooldown another call
+    extended meanwhile or for the result of another call's probe) are not sent again.
+
+    Attributes:
+        target: The call's name, as in :class:`~llm_retry.RetryEvent`.
+        scope: The coordination scope whose cooldown the call waits out.
+        attempt: The attempt that waits, counting from 1 (``1``: before the first).
+        sleep: The planned wait, in seconds: what the backend said is left, plus up to
+            10 % wake-up jitter, never past the deadline.
+        elapsed: Seconds since the call started, including earlier waits.
+
+    .. versionadded:: 0.3.0
+    """
+
+    target: str
+    scope: str
+    attempt: int
+    sleep: float
+    elapsed: float
+
+
+@dataclass(frozen=True, slots=True)
+class CoordinationEvent:
+    """A coordination backend's shared store went away, or came back, as passed to hooks.
+
+    The Redis backend sends one when a command fails after the store answered (calls go
+    on with this process's own cooldowns and budget) and one when a command succeeds
+    again after that. It also logs both itself (a WARNING, at most every ``warn_every``
+    seconds, and an INFO line), as the policy's ``on_retry`` logs retries.
+
+    Attributes:
+        backend: Which kind of store: ``"redis"``.
+        available: ``False``: it went away; ``True``: it answers again.
+        fallbacks: Operations answered without the store so far (the backend's
+            ``fallbacks``), counting from its creation.
+        down_for: With ``available``, seconds from the failure that made it unavailable
+            to the first answer after it; else ``0.0``.
+        error: The failure that made it unavailable (``None`` when it came back); kept
+            out of ``repr``.
+
+    .. versionadded:: 0.3.0
+    """
+
+    backend: str
+    available: bool
+    fallbacks: int
+    down_for: float = 0.0
+    error: BaseException | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def state(self) -> str:
+        """``"available"`` or ``"unavailable"``: what the store became (a metric label)."""
+        return "available" if self.available else "unavailable"
+
+
+#: What a hook receives: a retry about to happen, the give-up, a wait for a shared
+#: cooldown, or a coordination store's change of state.
+HookEvent: TypeAlias = RetryEvent | GiveUpEvent | CooldownEvent | CoordinationEvent
 #: A global hook: any callable of a :data:`HookEvent` (its result is ignored).
 RetryHook: TypeAlias = Callable[[HookEvent], object]
 
 
 class LoggingOnRetryHook:
-    """Stdlib logging: the policy's WARNING line per retry, and an INFO line per give-up.
+    """Stdlib logging: the policy's WARNING per retry, an INFO line per give-up and cooldown wait.
 
     Not active by default (the policy's ``on_retry=log_retry`` already writes the
-    WARNING); use it with ``RetryPolicy(on_retry=None)`` to log from one place.
+    WARNING); use it with ``RetryPolicy(on_retry=None)`` to log from one place. A
+    :class:`CoordinationEvent` is not logged again here: the backend that sends it logs
+    it itself.
 
     .. versionadded:: 0.2.0
+    .. versionchanged:: 0.3.0 An INFO line per :class:`CooldownEvent`.
     """
 
     __slots__ = ()
 
     def __call__(self, event: HookEvent) -> None:
-        if isinstance(event, RetryEvent):
-            log_retry(event)
-            return
-        logger.info(
-            "gave up on %s: %s after %d attempt(s) in %.2fs (%s)",
-            event.target,
-            event.code.value,
-            event.attempts,
-            event.elapsed,
-            event.reason.value,
-            extra={
-                "code": event.code.value,
-                "rule": event.classification.rule,
-                "reason": event.reason.value,
-                "attempts": event.attempts,
-                "elapsed": event.elapsed,
-                "target": event.target,
-            },
-        )
+        match event:
+            case RetryEvent():
+                log_retry(event)
+            case GiveUpEvent():
+                _log_give_up(event)
+            case CooldownEvent():
+                _log_cooldown(event)
+            case CoordinationEvent():
+                pass
+
+
+def _log_cooldown(event: CooldownEvent) -> None:
+    """The INFO line of a wait for a shared cooldown (the call's name once if it is the scope)."""
+    of = "" if event.target == event.scope else f" of {event.target}"
+    logger.info(
+        "waiting %.2fs for the shared cooldown of %s before attempt %d%s",
+        event.sleep,
+        event.scope,
+        event.attempt,
+        of,
+        extra={
+            "scope": event.scope,
+            "attempt": event.attempt,
+            "sleep": event.sleep,
+            "elapsed": event.elapsed,
+            "target": event.target,
+        },
+    )
+
+
+def _log_give_up(event: GiveUpEvent) -> None:
+    """The INFO line of a give-up."""
+    logger.info(
+        "gave up on %s: %s after %d attempt(s) in %.2fs (%s)",
+        event.target,
+        event.code.value,
+        event.attempts,
+        event.elapsed,
+        event.reason.value,
+        extra={
+            "code": event.code.value,
+            "rule": event.classification.rule,
+            "reason": event.reason.value,
+            "attempts": event.attempts,
+            "elapsed": event.elapsed,
+            "target": event.target,
+        },
+    )
 
 
 _active: tuple[RetryHook, ...] | None = None  # None: the default, resolved on first use

@@ -12,14 +12,20 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, Self, TypeVar, cast
 
-from llm_errors import DEFAULT_RETRYABLE_CODES, ErrorCode, classify
+from llm_errors import DEFAULT_RETRYABLE_CODES, classify
 from llm_retry._attempts import Attempts
 from llm_retry._budget import RetryBudget
-from llm_retry._checks import require_bool, require_callable, require_int, require_number
+from llm_retry._checks import (
+    Codes,
+    require_bool,
+    require_callable,
+    require_int,
+    require_number,
+)
 from llm_retry._config import parse_environ, parse_mapping
 from llm_retry._coordination import Coordination, Scope, check_scope
 from llm_retry._events import RetryEvent, log_retry
@@ -75,10 +81,12 @@ class RetryPolicy:
         multiplier: Growth of the ceiling per attempt (``1`` keeps it constant).
         jitter: Full jitter: wait uniformly in ``[0, ceiling]`` (AWS "full jitter").
             Without it the wait is the ceiling itself.
-        retry_on: The codes to retry (default ``DEFAULT_RETRYABLE_CODES``): any iterable
-            of ``ErrorCode`` members or their names in any case (``["RATE_LIMIT"]``), kept
-            as a ``frozenset`` of ``ErrorCode``. An unknown name is a ``ValueError`` that
-            names it and lists the codes.
+        retry_on: The codes to retry (default ``DEFAULT_RETRYABLE_CODES``): one
+            ``ErrorCode``, a string of code names separated by commas and/or blanks in
+            any case (``"RATE_LIMIT,SERVER"``), or any collection of codes and names
+            (``["RATE_LIMIT", ErrorCode.SERVER]``); kept as a ``frozenset`` of
+            ``ErrorCode``. An unknown name is a ``ValueError`` that names it and lists
+            the codes.
         respect_retry_after: Use the server-directed wait when the error carries one.
         max_retry_after: Longest server-directed wait accepted, in seconds.
         classifier: Routes an exception to a code (default ``llm_errors.classify``).
@@ -88,7 +96,8 @@ class RetryPolicy:
             as ``"openai:gpt-4o"``, or a function of the wrapped call's arguments that
             returns one. ``None``: the first argument's ``llm_retry_scope`` attribute
             if it has one (the Mistral adapter's calls name ``mistral:<model id>``),
-            else ``"default"``.
+            else ``"default"``. A scope the call names (all but ``"default"``) is also
+            its name in logs and events, with or without ``coordination``.
         coordination: Where cooldowns and budget tokens are shared:
             :class:`~llm_retry.InProcessCoordination` (this process) or
             :class:`llm_retry.redis.RedisCoordination` (a fleet). ``None``, the default,
@@ -104,6 +113,8 @@ class RetryPolicy:
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0
        ``retry_on`` takes any iterable of codes or code names.
+    .. versionchanged:: 0.3.0
+       ``retry_on`` takes one code, or one string of comma-separated code names.
     """
 
     max_attempts: int = 4
@@ -112,7 +123,7 @@ class RetryPolicy:
     max_wait: float = DEFAULT_MAX_WAIT
     multiplier: float = DEFAULT_MULTIPLIER
     jitter: bool = DEFAULT_JITTER
-    retry_on: Iterable[ErrorCode | str] = DEFAULT_RETRYABLE_CODES
+    retry_on: Codes = DEFAULT_RETRYABLE_CODES
     respect_retry_after: bool = True
     max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
     classifier: Classifier = classify
@@ -180,7 +191,9 @@ class RetryPolicy:
         empty ones count as unset. ``LLM_RETRY_RETRY_ON=RATE_LIMIT,SERVER`` sets the codes.
         ``LLM_RETRY_REDIS_URL`` shares cooldowns and budget tokens through Redis (a
         :class:`~llm_retry.redis.RedisCoordination`, which needs the
-        ``llm-resilience[redis]`` extra), under keys prefixed ``LLM_RETRY_REDIS_PREFIX``.
+        ``llm-resilience[redis]`` extra), under keys prefixed ``LLM_RETRY_REDIS_PREFIX``;
+        a URL a Redis client cannot use (``localhost:6379``, without ``redis://``) is a
+        ``ValueError`` naming the variable.
 
         .. versionadded:: 0.1.0
         """
@@ -210,8 +223,8 @@ class RetryPolicy:
     def attempts(self, *, name: str = "attempts()") -> Attempts:
         """Retry a block instead of a function, sync or async.
 
-        ``name`` stands for the block in logs and events (a wrapped function's is its
-        qualified name).
+        ``name`` stands for the block in logs and events when the policy names no
+        ``scope`` (a wrapped function's is its qualified name).
 
         Example::
 
@@ -232,11 +245,13 @@ def _redis_coordination(url: str, key_prefix: str, env_prefix: str) -> Coordinat
     """A Redis backend for ``from_env``; the optional ``redis`` package is imported here."""
     try:
         from llm_retry.redis import RedisCoordination  # noqa: PLC0415 - the optional extra
+        from llm_retry.redis._backend import check_url  # noqa: PLC0415
     except ImportError as error:
         raise ImportError(
             f"{env_prefix}REDIS_URL is set but the redis package is not installed: "
             "pip install 'llm-resilience[redis]'"
         ) from error
+    check_url(url, name=f"{env_prefix}REDIS_URL")  # the error names the variable
     if key_prefix:
         return RedisCoordination(url, prefix=key_prefix)
     return RedisCoordination(url)

@@ -14,13 +14,19 @@ tenacity objects, so one strategy instance may serve many concurrent calls.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container
 from typing import Final, Protocol, TypeAlias
 
 import tenacity as _t
 
 from llm_errors import DEFAULT_RETRYABLE_CODES, Classification, ErrorCode, classify
-from llm_retry._checks import require_bool, require_callable, require_codes, require_number
+from llm_retry._checks import (
+    Codes,
+    require_bool,
+    require_callable,
+    require_codes,
+    require_number,
+)
 
 __all__ = [
     "DEFAULT_INITIAL_WAIT",
@@ -81,7 +87,7 @@ def check_backoff(initial: float, max_wait: float, *, name: str) -> None:
 
 
 def check_retry_on(name: str, codes: object) -> frozenset[ErrorCode]:
-    """Read a set of retryable codes: ``ErrorCode`` members or their names, never ``ABORTED``."""
+    """Read a set of retryable codes (see ``require_codes``); never ``ABORTED``."""
     checked = require_codes(name, codes)
     if ErrorCode.ABORTED in checked:
         raise ValueError(f"{name} must not contain ABORTED: a cancelled call is never retried")
@@ -89,7 +95,7 @@ def check_retry_on(name: str, codes: object) -> frozenset[ErrorCode]:
 
 
 def is_retryable(
-    error: BaseException, retry_on: Iterable[ErrorCode | str], classifier: Classifier
+    error: BaseException, retry_on: Container[ErrorCode], classifier: Classifier
 ) -> bool:
     """Whether ``error`` may be retried under ``retry_on``.
 
@@ -174,20 +180,24 @@ class _RetryIfCode(_t.retry_base):
 
 
 def retry_if_code(
-    codes: Iterable[ErrorCode | str] = DEFAULT_RETRYABLE_CODES,
+    codes: Codes = DEFAULT_RETRYABLE_CODES,
     *,
     classifier: Classifier = classify,
 ) -> _t.retry_base:
     """Retry when the classified code of the failure is in ``codes``.
 
     Args:
-        codes: The retryable codes, as ``ErrorCode`` members or their names in any case
-            (``"RATE_LIMIT"``); ``ABORTED`` is refused, an unknown name is a ``ValueError``.
+        codes: The retryable codes: one ``ErrorCode``, a string of code names separated
+            by commas and/or blanks in any case (``"RATE_LIMIT,SERVER"``), or a
+            collection of codes and names. ``ABORTED`` is refused; an unknown name is a
+            ``ValueError`` naming it and listing the codes.
         classifier: Routes an exception to a :class:`~llm_errors.Classification`.
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0
        Code names are accepted.
+    .. versionchanged:: 0.3.0
+       One code, or one string of comma-separated names, is accepted.
     """
     require_callable("classifier", classifier)
     return _RetryIfCode(check_retry_on("codes", codes), classifier)

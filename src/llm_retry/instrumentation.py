@@ -1,10 +1,13 @@
 """Global retry hooks for logging, structlog, Prometheus and OpenTelemetry.
 
 Modelled on stamina's ``stamina.instrumentation``: a hook is any callable; it receives a
-frozen record, a :class:`~llm_retry.RetryEvent` before each retry's wait and a
-:class:`GiveUpEvent` when a call stops retrying and raises. The active hooks are global
-(one setting for every policy and call) and run after the policy's own ``on_retry``. A
-hook that raises is logged on the ``llm_retry`` logger and never breaks the call.
+frozen record (a :data:`HookEvent`): a :class:`~llm_retry.RetryEvent` before each
+retry's wait, a :class:`GiveUpEvent` when a call stops retrying and raises, a
+:class:`CooldownEvent` before a call waits for its scope's shared cooldown, and a
+:class:`CoordinationEvent` when a coordination store (Redis) goes away or comes back.
+The active hooks are global (one setting for every policy and call) and run after the
+policy's own ``on_retry``. A hook that raises is logged on the ``llm_retry`` logger and
+never breaks the call.
 
 The default is the OpenTelemetry hook when ``opentelemetry-api`` is installed (found on
 the first retry, nothing imported when it is absent), otherwise no hook. Logging is not
@@ -24,6 +27,8 @@ The optional backends are extras: ``llm-resilience[otel]``, ``[prometheus]``,
 
 from llm_retry._events import RetryEvent
 from llm_retry._hooks import (
+    CooldownEvent,
+    CoordinationEvent,
     GiveUpEvent,
     HookEvent,
     LoggingOnRetryHook,
@@ -38,6 +43,8 @@ from llm_retry._prometheus import PrometheusOnRetryHook
 from llm_retry._structlog import StructlogOnRetryHook
 
 __all__ = [
+    "CooldownEvent",
+    "CoordinationEvent",
     "GiveUpEvent",
     "HookEvent",
     "LoggingOnRetryHook",

@@ -10,6 +10,7 @@ import uuid
 import pytest
 import redis
 
+import llm_retry._coordination
 from llm_retry import RetryPolicy
 
 # The fixture users get from the ``pytest11`` entry point; imported here so this
@@ -102,6 +103,12 @@ def script(clock):
         return Script(*outcomes, clock=clock, latency=latency)
 
     return build
+
+
+@pytest.fixture(autouse=True)
+def fresh_fail_open_reports(monkeypatch):
+    """Each test starts with no backend failure reported yet (they are once per process)."""
+    monkeypatch.setattr(llm_retry._coordination, "_reported", set())
 
 
 # --- a real redis-server, started by the suite ------------------------------------------

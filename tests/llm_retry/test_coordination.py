@@ -1,6 +1,8 @@
 """Coordination: scopes, the in-process backend, and how a call uses any backend."""
 
 import asyncio
+import logging
+import math
 import threading
 import time
 
@@ -17,7 +19,7 @@ from llm_retry import (
     instant_retries,
     retry_info,
 )
-from llm_retry._coordination import MAX_SCOPE_LENGTH, check_scope, resolve_scope
+from llm_retry._coordination import MAX_SCOPE_LENGTH, check_scope, named_scope
 
 
 class Named:
@@ -113,13 +115,13 @@ class Recording:
             id="function-of-args",
         ),
         pytest.param(None, (Named(),), {}, "mistral:mistral-small-latest", id="argument"),
-        pytest.param(None, ("hi",), {}, "default", id="default"),
-        pytest.param(None, (), {}, "default", id="no-args"),
+        pytest.param(None, ("hi",), {}, None, id="none"),
+        pytest.param(None, (), {}, None, id="no-args"),
     ],
 )
-def test_resolve_scope(scope, args, kwargs, expected):
-    """The policy's scope, else the first argument's ``llm_retry_scope``, else default."""
-    assert resolve_scope(scope, args, kwargs) == expected
+def test_named_scope(scope, args, kwargs, expected):
+    """The policy's scope, else the first argument's ``llm_retry_scope``, else none."""
+    assert named_scope(scope, args, kwargs) == expected
 
 
 @pytest.mark.parametrize(
@@ -404,29 +406,39 @@ def test_the_half_open_time_is_bounded_by_the_lease(clock):
 
 
 def test_waiters_start_after_the_probe_got_through():
-    """Real threads: one call probes, the others' first attempts come after its success."""
-    shared = InProcessCoordination(probe_lease=5.0, probe_poll=0.01)
-    policy = RetryPolicy(coordination=shared, scope="s", on_retry=None, deadline=10.0)
-    release, entered = threading.Event(), []
+    """Real threads: one call probes, the others' first attempts come after its success.
+
+    The half-open time and the deadline are far longer than the test; it waits for the
+    probe to start rather than for a fixed time.
+    """
+    shared = InProcessCoordination(probe_lease=600.0, probe_poll=0.01)
+    policy = RetryPolicy(coordination=shared, scope="s", on_retry=None, deadline=600.0)
+    probing, release, entered = threading.Event(), threading.Event(), []
     lock = threading.Lock()
 
     def work(name):
         with lock:
             entered.append((name, time.monotonic()))
-        if len(entered) == 1:
-            assert release.wait(5.0)  # the probe is slow; nobody else may start meanwhile
+            first = len(entered) == 1
+        if first:
+            probing.set()
+            assert release.wait(60.0)  # the probe is slow; nobody else may start meanwhile
         return name
 
     shared.extend_cooldown("s", 0.05)
-    threads = [threading.Thread(target=policy.wrap(work), args=(n,)) for n in range(6)]
+    threads = [threading.Thread(target=policy.wrap(work), args=(n,), daemon=True) for n in range(6)]
     for thread in threads:
         thread.start()
-    time.sleep(0.3)
-    assert len(entered) == 1  # the cooldown is over, yet only the probe went
-    released = time.monotonic()
-    release.set()
+    try:
+        assert probing.wait(60.0)
+        time.sleep(0.2)  # room for a wrong start; only a bug fills it
+        assert len(entered) == 1  # the cooldown is over, yet only the probe went
+        released = time.monotonic()
+    finally:
+        release.set()
     for thread in threads:
-        thread.join(timeout=5.0)
+        thread.join(timeout=60.0)
+    assert not any(thread.is_alive() for thread in threads)
     assert len(entered) == 6
     assert all(at >= released for _, at in entered[1:])
 
@@ -602,3 +614,115 @@ def test_from_mapping_refuses_a_scope_that_is_not_a_string():
     """A scope from configuration is a name; anything else names the key."""
     with pytest.raises(TypeError, match="scope must be a string"):
         RetryPolicy.from_mapping({"scope": 3})
+
+
+# --- a backend that fails is never the call's failure ---------------------------------------
+
+
+class Broken(Recording):
+    """A backend of the test's own with a bug: every operation raises."""
+
+    def _fail(self, operation):
+        self.used.append(operation)
+        raise RuntimeError(f"{operation}: a bug in the backend")
+
+    def admit(self, *_args, **_kwargs):
+        """Raise."""
+        self._fail("admit")
+
+    def extend_cooldown(self, *_args, **_kwargs):
+        """Raise."""
+        self._fail("extend_cooldown")
+
+    def end_probe(self, *_args, **_kwargs):
+        """Raise."""
+        self._fail("end_probe")
+
+    def try_spend(self, *_args, **_kwargs):
+        """Raise."""
+        self._fail("try_spend")
+
+    def record_success(self, *_args, **_kwargs):
+        """Raise."""
+        self._fail("record_success")
+
+    async def aadmit(self, *_args, **_kwargs):
+        """Raise."""
+        self._fail("aadmit")
+
+    async def aextend_cooldown(self, *_args, **_kwargs):
+        """Raise."""
+        self._fail("aextend_cooldown")
+
+    async def aend_probe(self, *_args, **_kwargs):
+        """Raise."""
+        self._fail("aend_probe")
+
+    async def atry_spend(self, *_args, **_kwargs):
+        """Raise."""
+        self._fail("atry_spend")
+
+    async def arecord_success(self, *_args, **_kwargs):
+        """Raise."""
+        self._fail("arecord_success")
+
+
+@pytest.mark.parametrize(
+    "use_async", [pytest.param(False, id="sync"), pytest.param(True, id="async")]
+)
+def test_a_backend_that_raises_never_fails_the_call(make_policy, script, caplog, use_async):
+    """Every operation raising: calls go on as without coordination, one WARNING per operation."""
+    backend = Broken()
+    budget = RetryBudget(capacity=2, refill=1.0)
+    policy = make_policy(coordination=backend, scope="s", budget=budget)
+    with caplog.at_level(logging.WARNING, logger="llm_retry"):
+        for _ in range(2):
+            flaky = script(RateLimitError("429", retry_after=2.0), "ok")
+            if use_async:
+                assert asyncio.run(policy.wrap(flaky.acall)()) == "ok"
+            else:
+                assert policy.wrap(flaky)() == "ok"
+            assert flaky.calls == 2  # retried by the policy, as without a backend
+    prefix = "a" if use_async else ""
+    operations = [f"{prefix}{name}" for name in ("admit", "extend_cooldown", "try_spend")]
+    operations += [f"{prefix}admit", f"{prefix}record_success"]
+    assert backend.used == operations * 2
+    assert budget.tokens == 2.0  # the budget object was spent and refilled instead
+    warnings = sorted(r.getMessage() for r in caplog.records if r.name == "llm_retry")
+    assert warnings == [
+        f"llm_retry: Broken.{operation}() raised RuntimeError; the call goes on without "
+        "coordination for it (reported once per process)"
+        for operation in sorted(set(operations))
+    ]
+    assert "a bug in the backend" not in caplog.text
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param(Admission(float("nan")), id="nan"),
+        pytest.param(Admission(float("inf")), id="inf"),
+        pytest.param(Admission(-1.0), id="negative"),
+        pytest.param(Admission("soon"), id="text"),
+        pytest.param(Admission(0.0, 7), id="token"),
+        pytest.param((1.0, None), id="tuple"),
+        pytest.param(None, id="none"),
+    ],
+)
+def test_an_admission_a_call_cannot_act_on_is_not_waited(make_policy, clock, caplog, answer):
+    """A backend answering no usable wait: the call attempts at once, one WARNING."""
+
+    class Odd(Recording):
+        def admit(self, scope):
+            """Answer the odd admission."""
+            self.used.append(("admit", scope))
+            return answer
+
+    policy = make_policy(coordination=Odd(), scope="s", deadline=math.inf)
+    with caplog.at_level(logging.WARNING, logger="llm_retry"):
+        assert policy.wrap(lambda: "ok")() == "ok"
+        assert policy.wrap(lambda: "ok")() == "ok"
+    assert clock.sleeps == []
+    (warning,) = [r.getMessage() for r in caplog.records if r.name == "llm_retry"]
+    assert "Odd.admit() answered " in warning
+    assert "not an Admission with a finite wait >= 0" in warning

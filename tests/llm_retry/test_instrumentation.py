@@ -170,8 +170,8 @@ def test_prometheus_hooks_share_a_registry():
     registry = CollectorRegistry()
     first = PrometheusOnRetryHook(registry=registry)
     second = PrometheusOnRetryHook(registry=registry)
-    assert first._retries is second._retries
-    assert PrometheusOnRetryHook(registry=CollectorRegistry())._retries is not first._retries
+    assert first._metrics is second._metrics
+    assert PrometheusOnRetryHook(registry=CollectorRegistry())._metrics is not first._metrics
 
 
 def test_structlog_entries(make_policy, script):
@@ -341,3 +341,134 @@ def test_prometheus_labels_the_coordination_scope(make_policy, script, clock):
     labels = {"error_type": "TRANSPORT", "scope": "openai:gpt-4o"}
     assert value("llm_retry_retries_total", labels) == 1
     assert value("llm_retry_give_ups_total", {**labels, "reason": "max_attempts"}) == 1
+
+
+def test_every_hook_names_the_call_by_its_scope(make_policy, script, caplog):
+    """Retry and give-up records, structlog and log lines say the scope, not the function."""
+    seen = []
+    set_on_retry_hooks([seen.append, StructlogOnRetryHook(), LoggingOnRetryHook()])
+    policy = make_policy(max_attempts=2, scope="openai:gpt-4o")
+    with capture_logs() as logs, caplog.at_level(logging.INFO, logger="llm_retry"):
+        run(policy, script(rate_limited(), rate_limited()), use_async=False)
+    assert [event.target for event in seen] == ["openai:gpt-4o"] * 2
+    assert [entry["target"] for entry in logs] == ["openai:gpt-4o"] * 2
+    lines = [r.getMessage() for r in caplog.records if r.name == "llm_retry"]
+    assert lines[0].startswith("retrying openai:gpt-4o in ")
+    assert lines[1].startswith("gave up on openai:gpt-4o: RATE_LIMIT after 2 attempt(s)")
+    assert "Script" not in caplog.text
+
+
+# --- waits for a shared cooldown -----------------------------------------------------------
+
+
+def test_a_cooldown_wait_reaches_every_hook(otel_sdk, make_policy, clock, caplog):
+    """One ``CooldownEvent`` before the waiting attempt: a record, a span event, metrics, logs."""
+    from llm_retry import InProcessCoordination
+    from llm_retry.instrumentation import CooldownEvent
+
+    registry = CollectorRegistry()
+    seen = []
+    set_on_retry_hooks(
+        [
+            seen.append,
+            OpenTelemetryOnRetryHook(meter_provider=otel_sdk.meter_provider),
+            PrometheusOnRetryHook(registry=registry),
+            StructlogOnRetryHook(),
+            LoggingOnRetryHook(),
+        ]
+    )
+    shared = InProcessCoordination(clock=clock)
+    shared.extend_cooldown("openai:gpt-4o", 5.0)
+    policy = make_policy(coordination=shared, scope="openai:gpt-4o")
+    tracer = otel_sdk.tracer_provider.get_tracer("test")
+    with (
+        capture_logs() as logs,
+        caplog.at_level(logging.INFO, logger="llm_retry"),
+        tracer.start_as_current_span("work"),
+    ):
+        assert policy.wrap(lambda: "ok")() == "ok"
+    [pause] = clock.sleeps
+    assert 5.0 <= pause <= 5.5
+    assert seen == [
+        CooldownEvent(
+            target="openai:gpt-4o", scope="openai:gpt-4o", attempt=1, sleep=pause, elapsed=0.0
+        )
+    ]
+    (span,) = otel_sdk.exporter.get_finished_spans()
+    assert [(e.name, dict(e.attributes)) for e in span.events] == [
+        (
+            "retry.cooldown",
+            {"retry.scope": "openai:gpt-4o", "retry.attempt": 1, "retry.wait_s": pause},
+        )
+    ]
+    (waited,) = otel_sdk.points("llm_retry.cooldown.wait")
+    assert (waited.count, waited.sum, dict(waited.attributes)) == (
+        1,
+        pause,
+        {"retry.scope": "openai:gpt-4o"},
+    )
+    labels = {"scope": "openai:gpt-4o"}
+    assert registry.get_sample_value("llm_retry_cooldown_wait_seconds_count", labels) == 1
+    assert registry.get_sample_value("llm_retry_cooldown_wait_seconds_sum", labels) == pause
+    (entry,) = logs
+    assert entry["event"] == "llm_retry.cooldown_wait"
+    assert (entry["log_level"], entry["scope"], entry["attempt"], entry["wait_s"]) == (
+        "info",
+        "openai:gpt-4o",
+        1,
+        pause,
+    )
+    (record,) = [r for r in caplog.records if r.name == "llm_retry"]
+    assert record.levelno == logging.INFO
+    assert record.getMessage() == (
+        f"waiting {pause:.2f}s for the shared cooldown of openai:gpt-4o before attempt 1"
+    )
+
+
+def test_one_cooldown_event_per_waiting_attempt(make_policy, clock):
+    """Looks after the first wait are not sent again; a retry that waits is sent with its number."""
+    from llm_retry import InProcessCoordination
+    from llm_retry.instrumentation import CooldownEvent
+
+    seen = []
+    set_on_retry_hooks([seen.append])
+    shared = InProcessCoordination(clock=clock)
+    slept = []
+
+    def sleep(seconds):
+        slept.append(seconds)
+        clock.sleep(seconds)
+        if len(slept) == 1:
+            shared.extend_cooldown("s", 3.0)  # another caller's 429 while this one slept
+
+    def backend():
+        if len(slept) == 2:  # after the two waits before attempt 1
+            shared.extend_cooldown("s", 4.0)  # meanwhile, elsewhere: Retry-After 4
+            raise RateLimitError("429", status=429, retry_after=0.0)
+        return "ok"
+
+    shared.extend_cooldown("s", 2.0)
+    policy = make_policy(coordination=shared, scope="s", sleep=sleep, max_attempts=3)
+    assert policy.wrap(backend)() == "ok"
+    cooldowns = [event for event in seen if isinstance(event, CooldownEvent)]
+    assert [(event.attempt, event.sleep) for event in cooldowns] == [(1, slept[0]), (2, slept[3])]
+    assert len(slept) == 4  # two looks before attempt 1, the retry's own wait (0), one look
+
+
+@pytest.mark.parametrize("use_async", SYNC_AND_ASYNC)
+def test_an_async_cooldown_wait_is_sent_too(make_policy, script, use_async):
+    """Sync and async calls send the same event."""
+    from llm_retry import InProcessCoordination
+    from llm_retry.instrumentation import CooldownEvent
+
+    seen = []
+    set_on_retry_hooks([seen.append])
+    shared = InProcessCoordination(clock=make_policy().clock)
+    shared.extend_cooldown("s", 3.0)
+    assert (
+        run(make_policy(coordination=shared, scope="s"), script("ok"), use_async=use_async) == "ok"
+    )
+    (event,) = seen
+    assert isinstance(event, CooldownEvent)
+    assert (event.target, event.scope, event.attempt) == ("s", "s", 1)
+    assert 3.0 <= event.sleep <= 3.3

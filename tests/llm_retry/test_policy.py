@@ -66,7 +66,8 @@ def test_equal_policies_compare_equal_and_hash():
         ),
         pytest.param({"multiplier": 0.5}, ValueError, "multiplier", id="multiplier<1"),
         pytest.param({"jitter": 1}, TypeError, "jitter", id="jitter-int"),
-        pytest.param({"retry_on": "SERVER"}, TypeError, "retry_on", id="retry-on-lone-str"),
+        pytest.param({"retry_on": 503}, TypeError, "retry_on", id="retry-on-number"),
+        pytest.param({"retry_on": "SERVER,TEAPOT"}, ValueError, "TEAPOT", id="retry-on-str"),
         pytest.param({"retry_on": [429]}, TypeError, "retry_on", id="retry-on-int"),
         pytest.param({"retry_on": ["TEAPOT"]}, ValueError, "retry_on", id="retry-on-unknown"),
         pytest.param({"retry_on": ["aborted"]}, ValueError, "ABORTED", id="aborted-name"),
@@ -108,6 +109,34 @@ def test_retry_on_takes_any_iterable_of_codes_or_names(codes):
     assert isinstance(policy.retry_on, frozenset)
     assert policy == RetryPolicy(retry_on=frozenset({ErrorCode.RATE_LIMIT, ErrorCode.SERVER}))
     assert hash(policy) == hash(dataclasses.replace(policy))
+
+
+@pytest.mark.parametrize(
+    ("codes", "expected"),
+    [
+        pytest.param("RATE_LIMIT,SERVER", {ErrorCode.RATE_LIMIT, ErrorCode.SERVER}, id="docs"),
+        pytest.param(
+            " rate_limit , Server ", {ErrorCode.RATE_LIMIT, ErrorCode.SERVER}, id="case-blanks"
+        ),
+        pytest.param("RATE_LIMIT SERVER", {ErrorCode.RATE_LIMIT, ErrorCode.SERVER}, id="blanks"),
+        pytest.param("RATE_LIMIT", {ErrorCode.RATE_LIMIT}, id="one-name"),
+        pytest.param(ErrorCode.SERVER, {ErrorCode.SERVER}, id="one-code"),
+        pytest.param(",", set(), id="no-name"),
+    ],
+)
+def test_retry_on_takes_one_code_or_a_string_of_names(codes, expected):
+    """``retry_on="RATE_LIMIT,SERVER"`` (docs/retry.md) and one ``ErrorCode`` are accepted."""
+    policy = RetryPolicy(retry_on=codes)
+    assert policy.retry_on == frozenset(expected)
+    assert isinstance(policy.retry_on, frozenset)
+
+
+def test_an_unknown_name_in_a_string_is_named_with_the_choices():
+    """A misspelt name inside a comma-separated string is named, with every valid code."""
+    with pytest.raises(ValueError, match="retry_on: unknown error code 'SERVR'") as caught:
+        RetryPolicy(retry_on="RATE_LIMIT,SERVR")
+    choices = caught.value.args[0].split("expected some of ", 1)[1].split(", ")
+    assert choices == [code.value for code in ErrorCode if code is not ErrorCode.ABORTED]
 
 
 def test_unknown_code_name_is_named_with_the_choices():

@@ -83,3 +83,73 @@ def test_annotated_errors_pickle_with_their_record(make_policy, script):
     copy = pickle.loads(pickle.dumps(info.value))
     assert retry_info(copy) == retry_info(info.value)
     assert copy.__notes__ == info.value.__notes__
+
+
+class Named:
+    """A call argument that names its own scope, as the Mistral adapter's calls do."""
+
+    llm_retry_scope = "mistral:mistral-small-latest"
+
+
+def ask(*_args):
+    """A user's function that fails once with a 429 (Retry-After: 1), then answers."""
+    ask.calls += 1
+    if ask.calls % 2:
+        raise RateLimitError("429", status=429, retry_after=1.0)
+    return "ok"
+
+
+ask.calls = 0
+
+
+@pytest.mark.parametrize(
+    ("scope", "args", "named"),
+    [
+        pytest.param("openai:gpt-4o", (), "openai:gpt-4o", id="policy-scope"),
+        pytest.param(lambda model: f"openai:{model}", ("gpt-4o",), "openai:gpt-4o", id="function"),
+        pytest.param(None, (Named(),), "mistral:mistral-small-latest", id="argument"),
+        pytest.param(None, ("hi",), f"{ask.__module__}.ask", id="qualified-name"),
+    ],
+)
+def test_the_retry_line_names_the_calls_scope(make_policy, caplog, scope, args, named):
+    """Without coordination too: the scope the call names, else the function's own name."""
+    wrapped = make_policy(on_retry=log_retry, scope=scope).wrap(ask)
+    with caplog.at_level(logging.WARNING, logger="llm_retry"):
+        assert wrapped(*args) == "ok"
+    (record,) = [r for r in caplog.records if r.name == "llm_retry"]
+    assert record.getMessage() == (
+        f"retrying {named} in 1.00s: attempt 1 failed with RATE_LIMIT (RateLimitError)"
+    )
+    assert record.target == named
+
+
+@pytest.mark.integration
+@pytest.mark.smoke
+def test_the_mistral_adapters_retry_line_names_the_model_scope(caplog):
+    """Over real loopback HTTP: ``retrying mistral:mistral-small-latest``, no private method."""
+    from adapter import Context, MistralAdapterSync
+    from adapter.pi import UserMessage
+    from adapter.testing import FakeMistral, Reply, error_object, text_reply
+    from llm_retry import RetryPolicy, instant_retries
+
+    # Mistral's 429 as docs/observability.md's example (and the adapter's tests) send it.
+    limited = Reply(
+        429,
+        error_object("Rate limit exceeded", error_type="rate_limited", code="1300"),
+        headers={"Retry-After": "1"},
+    )
+    context = Context(messages=[UserMessage(content="Say hello", timestamp=1)])
+    with (
+        caplog.at_level(logging.WARNING, logger="llm_retry"),
+        instant_retries(),
+        FakeMistral(limited, text_reply("Hello")) as fake,
+        MistralAdapterSync(api_key="any", base_url=fake.url, retry=RetryPolicy()) as mistral,
+    ):
+        mistral.complete("mistral-small-latest", context)
+    (record,) = [r for r in caplog.records if r.name == "llm_retry"]
+    assert record.getMessage() == (
+        "retrying mistral:mistral-small-latest in 1.00s: attempt 1 failed with RATE_LIMIT "
+        "(RateLimitError)"
+    )
+    assert "_attempt" not in caplog.text
+    assert "adapter." not in caplog.text

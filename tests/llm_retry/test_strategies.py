@@ -145,13 +145,15 @@ def test_retry_if_code_repr_lists_the_codes():
 
 
 def test_retry_if_code_refuses_aborted_and_non_codes():
-    """Asking to retry ABORTED, or passing strings, is a caller bug."""
+    """Asking to retry ABORTED, or passing what is no code or name, is a caller bug."""
     with pytest.raises(ValueError, match="ABORTED"):
         retry_if_code({ErrorCode.ABORTED})
+    with pytest.raises(ValueError, match="ABORTED"):
+        retry_if_code("SERVER,aborted")
     with pytest.raises(TypeError, match="ErrorCode"):
         retry_if_code({503})
-    with pytest.raises(TypeError, match="collection"):
-        retry_if_code("SERVER")
+    with pytest.raises(TypeError, match="a string of code names"):
+        retry_if_code(503)
     with pytest.raises(ValueError, match="unknown error code 'SERVRE'"):
         retry_if_code({"SERVRE"})
 
@@ -162,6 +164,23 @@ def test_retry_if_code_takes_code_names():
         retry=retry_if_code(["server", " Timeout "]), stop=tenacity.stop_after_attempt(3)
     )
     assert run(retrying, ServerError("down"), "ok")[:2] == ("ok", 2)
+    auth = AuthError("bad key")
+    assert run(retrying, auth)[:2] == (auth, 1)
+
+
+@pytest.mark.parametrize(
+    "codes",
+    [
+        pytest.param("RATE_LIMIT", id="one-name"),
+        pytest.param("rate_limit, server", id="comma-separated"),
+        pytest.param(ErrorCode.RATE_LIMIT, id="one-code"),
+    ],
+)
+def test_retry_if_code_takes_one_code_or_a_string_of_names(codes):
+    """``retry_if_code("RATE_LIMIT")``, as docs/retry.md writes it, retries that code only."""
+    retrying = tenacity.Retrying(retry=retry_if_code(codes), stop=tenacity.stop_after_attempt(3))
+    limited = RateLimitError("429")
+    assert run(retrying, limited, "ok")[:2] == ("ok", 2)
     auth = AuthError("bad key")
     assert run(retrying, auth)[:2] == (auth, 1)
 

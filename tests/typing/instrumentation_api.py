@@ -6,7 +6,10 @@ from prometheus_client import CollectorRegistry
 
 from llm_retry import GiveUpReason, RetryEvent
 from llm_retry.instrumentation import (
+    CooldownEvent,
+    CoordinationEvent,
     GiveUpEvent,
+    HookEvent,
     LoggingOnRetryHook,
     OpenTelemetryOnRetryHook,
     PrometheusOnRetryHook,
@@ -18,15 +21,25 @@ from llm_retry.instrumentation import (
 )
 
 
-def on_event(event: RetryEvent | GiveUpEvent) -> None:
+def on_event(event: HookEvent) -> None:
     match event:
         case RetryEvent():
             assert_type(event.sleep, float)
         case GiveUpEvent():
             assert_type(event.reason, GiveUpReason)
+        case CooldownEvent():
+            assert_type(event.scope, str)
+            assert_type(event.sleep, float)
+        case CoordinationEvent():
+            assert_type(event.available, bool)
+            assert_type(event.state, str)
+            assert_type(event.error, BaseException | None)
 
 
 def on_retry_only(event: RetryEvent) -> None: ...
+
+
+def on_retry_or_give_up(event: RetryEvent | GiveUpEvent) -> None: ...
 
 
 hooks: list[RetryHook] = [
@@ -43,3 +56,4 @@ with reset_on_retry_hooks():
     pass
 set_on_retry_hooks(None)
 set_on_retry_hooks([on_retry_only])  # type: ignore[list-item]
+set_on_retry_hooks([on_retry_or_give_up])  # type: ignore[list-item]

@@ -28,7 +28,13 @@ llm_retry.RetryPolicy(max_attempts="3")  # type: ignore[arg-type]
 llm_retry.RetryPolicy(retry_on={ErrorCode.SERVER})
 llm_retry.RetryPolicy(retry_on=["RATE_LIMIT", ErrorCode.SERVER])
 llm_retry.RetryPolicy(retry_on=[429])  # type: ignore[list-item]
+llm_retry.RetryPolicy(retry_on=429)  # type: ignore[arg-type]
+llm_retry.RetryPolicy(retry_on="RATE_LIMIT,SERVER")
+llm_retry.RetryPolicy(retry_on=ErrorCode.SERVER)
 llm_retry.retry_if_code(["rate_limit"])
+llm_retry.retry_if_code("RATE_LIMIT")
+llm_retry.retry_if_code(ErrorCode.RATE_LIMIT)
+llm_retry.retry_if_code(503)  # type: ignore[arg-type]
 
 
 @llm_retry.retry_llm(policy)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable
 from typing import Final, cast
+from urllib.parse import urlsplit
 
 import redis as _redis
 import redis.asyncio as _aredis
@@ -31,13 +33,58 @@ from llm_retry._coordination import (
     new_probe_token,
     poll_wait,
 )
+from llm_retry._hooks import CoordinationEvent, dispatch
 
-__all__ = ["DEFAULT_PREFIX", "RedisCoordination"]
+__all__ = ["DEFAULT_PREFIX", "SCHEMES", "RedisCoordination", "check_url"]
 
 #: The key prefix unless another is given (``LLM_RETRY_REDIS_PREFIX`` in ``from_env``).
 DEFAULT_PREFIX: Final = "llm_retry"
 
 logger = logging.getLogger("llm_retry")
+
+#: The URL schemes redis-py connects through; a Redis Cluster client takes the first two.
+SCHEMES: Final = ("redis", "rediss", "unix")
+#: What RFC 3986 allows as a scheme: only text of this shape is quoted in an error.
+_SCHEME_SYNTAX: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
+
+
+def check_url(url: object, *, cluster: bool = False, name: str = "url") -> str:
+    """``url`` without surrounding blanks, if a Redis client can connect through it.
+
+    Checked at construction so that a URL such as ``localhost:6379`` fails at start-up
+    rather than at every call. The error says what is wrong (no scheme, a scheme that is
+    not one of :data:`SCHEMES`, a port that is not a number, a ``unix://`` URL without a
+    path) and lists the accepted schemes; it quotes a scheme at most, never the URL,
+    which may hold a password. ``name`` is what the message calls the URL (the
+    environment variable it came from, in ``from_env``).
+    """
+    if not isinstance(url, str):
+        raise TypeError(f"{name} must be a str, got {type(url).__name__}")
+    accepted = SCHEMES[:2] if cluster else SCHEMES
+    expected = f"{', '.join(f'{scheme}://' for scheme in accepted)} (e.g. redis://localhost:6379/0)"
+    text = url.strip()
+    scheme, separator, _ = text.partition("://")
+    if not text:
+        raise ValueError(f"{name} is empty; it must be a Redis URL starting with {expected}")
+    if not separator:
+        raise ValueError(f"{name} has no scheme; it must start with {expected}")
+    if scheme.lower() not in accepted:
+        named = f"the scheme {scheme!r}" if _SCHEME_SYNTAX.fullmatch(scheme) else "a bad scheme"
+        if cluster and scheme.lower() in SCHEMES:
+            named += ", which a Redis Cluster client does not take"
+        raise ValueError(f"{name} has {named}; it must start with {expected}")
+    try:
+        parts = urlsplit(text)
+        _ = parts.port  # parsed on access: a ValueError for a port that is no number
+    except ValueError:
+        raise ValueError(
+            f"{name} has a malformed host or port (a port is a number up to 65535, an "
+            "IPv6 host goes in brackets)"
+        ) from None
+    if scheme.lower() == "unix" and not parts.path:
+        raise ValueError(f"{name} is a unix:// URL without the socket's path (unix:///path)")
+    return text
+
 
 # Seconds left of a cooldown, in microseconds of the server's clock (0: none).
 _READ_COOLDOWN: Final = """
@@ -169,7 +216,9 @@ class RedisCoordination:
 
     Args:
         url: A ``redis://`` (or ``rediss://``, ``unix://``) URL; it may hold a password,
-            so it is never logged or shown. With ``cluster``, any node of the cluster.
+            so it is never logged or shown. With ``cluster``, any node of the cluster
+            (``redis://`` or ``rediss://``). Checked here: a URL without a scheme such
+            as ``localhost:6379`` is a ``ValueError`` that says what is wrong.
         prefix: Namespace of every key, so several applications can share one Redis.
         timeout: Seconds one Redis command (or connecting) may take before the call
             goes on without it.
@@ -188,17 +237,23 @@ class RedisCoordination:
     Close them with :meth:`close` and :meth:`aclose`.
 
     .. versionadded:: 0.2.0
+    .. versionchanged:: 0.3.0
+       The URL is checked on construction; Redis coming back is logged, and both its
+       going away and its coming back are sent to the hooks as a
+       :class:`~llm_retry.instrumentation.CoordinationEvent`.
     """
 
     __slots__ = (
         "_async",
         "_cluster",
+        "_down_since",
         "_down_until",
         "_fallbacks",
         "_key_ttl_ms",
         "_lease_ms",
         "_local",
         "_lock",
+        "_outage_warned",
         "_pause",
         "_prefix",
         "_sync",
@@ -222,8 +277,8 @@ class RedisCoordination:
         warn_every: float = 60.0,
         cluster: bool = False,
     ) -> None:
-        if not url.strip():
-            raise ValueError("url must be a non-empty redis:// URL")
+        self._cluster = bool(cluster)
+        self._url = check_url(url, cluster=self._cluster)
         self._prefix = check_scope(prefix)
         self._timeout = require_number("timeout", timeout, strict=True)
         self._key_ttl_ms = max(1, round(require_number("key_ttl", key_ttl, strict=True) * 1000))
@@ -234,8 +289,6 @@ class RedisCoordination:
         )
         # At least a millisecond, so a cooldown key always outlives its cooldown.
         self._lease_ms = max(1, round(self._local.probe_lease * 1000))
-        self._url = url.strip()
-        self._cluster = bool(cluster)
         self._sync: _SyncScripts | None = None
         self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _AsyncScripts] = (
             weakref.WeakKeyDictionary()
@@ -244,6 +297,9 @@ class RedisCoordination:
         self._fallbacks = 0
         self._down_until = float("-inf")
         self._warned_at = float("-inf")
+        # While Redis is unavailable: when it went away, and whether that was warned of.
+        self._down_since: float | None = None
+        self._outage_warned = False
 
     @property
     def prefix(self) -> str:
@@ -271,14 +327,22 @@ class RedisCoordination:
             return True
 
     def _failed(self, error: BaseException) -> None:
-        """Count the failure, leave Redis alone for a while, warn at most every interval."""
+        """Count the failure, leave Redis alone for a while, warn at most every interval.
+
+        The first failure after Redis answered is also a :class:`CoordinationEvent` for
+        the hooks (``available=False``).
+        """
         now = time.monotonic()
         with self._lock:
             self._fallbacks += 1
             self._down_until = now + self._pause
+            went_away = self._down_since is None
+            if went_away:
+                self._down_since = now
             warn = now - self._warned_at >= self._warn_every
             if warn:
                 self._warned_at = now
+                self._outage_warned = True
             count = self._fallbacks
         if warn:
             logger.warning(
@@ -288,16 +352,48 @@ class RedisCoordination:
                 count,
                 extra={"fallbacks": count},
             )
+        if went_away:
+            dispatch(
+                CoordinationEvent(backend="redis", available=False, fallbacks=count, error=error)
+            )
+
+    def _answered(self) -> None:
+        """After a command Redis answered: if it was unavailable, say that it is back.
+
+        A WARNING (at the level of the one it closes, and only when that outage was warned
+        of) and a :class:`CoordinationEvent` with ``available=True``.
+        """
+        now = time.monotonic()
+        with self._lock:
+            since, self._down_since = self._down_since, None
+            warned, self._outage_warned = self._outage_warned, False
+            count = self._fallbacks
+        if since is None:  # it was available (or another thread said so first)
+            return
+        down_for = now - since
+        if warned:
+            logger.warning(
+                "Redis coordination available again after %.1fs: cooldowns and the retry "
+                "budget are shared again (%d operation(s) without Redis so far)",
+                down_for,
+                count,
+                extra={"fallbacks": count, "down_for": down_for},
+            )
+        dispatch(
+            CoordinationEvent(backend="redis", available=True, fallbacks=count, down_for=down_for)
+        )
 
     def _run(self, command: Callable[[_SyncScripts], object]) -> object | None:
         """One sync command, or ``None`` when Redis is unavailable."""
         if not self._usable():
             return None
         try:
-            return command(self._sync_scripts())
+            answer = command(self._sync_scripts())
         except _UNAVAILABLE as error:
             self._failed(error)
             return None
+        self._answered()
+        return answer
 
     def _sync_scripts(self) -> _SyncScripts:
         """The sync client, made on first use with every script loaded.
@@ -346,10 +442,12 @@ class RedisCoordination:
         try:
             scripts = await self._scripts_for_loop()
             async with asyncio.timeout(self._timeout):
-                return await command(scripts)
+                answer = await command(scripts)
         except (*_UNAVAILABLE, TimeoutError) as error:
             self._failed(error)
             return None
+        self._answered()
+        return answer
 
     async def _scripts_for_loop(self) -> _AsyncScripts:
         """This event loop's client (an asyncio connection belongs to one loop)."""
