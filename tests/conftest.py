@@ -158,6 +158,10 @@ settings.register_profile("default", deadline=None)
 settings.register_profile(
     "ci", deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow]
 )
+# CI's coverage run measures which lines run; the plain runs search for failing examples.
+settings.register_profile(
+    "coverage", deadline=None, max_examples=20, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 

@@ -1,5 +1,7 @@
 """Trigger tokens and anchors: sound (never skip a rule that matches), and useful."""
 
+import functools
+
 import pytest
 import regex
 from hypothesis import given, settings
@@ -232,18 +234,31 @@ def test_ignorecase_equivalents_are_folded():
 FRAGMENTS = [example.text for rule in RULES for example in rule.examples]
 #: Pieces of Chinese wordings (new-api's throttle notice, Roo Code's cancel), to recombine.
 CJK = ["请求", "过于频繁", "被用户", "\uff0c", "负载已饱和"]
-COMPILED = [
-    (rule, regex.compile(rule.pattern, FLAGS), derive_triggers(rule.pattern).ways) for rule in RULES
-]
 
 
-FOREIGN = {
-    token for _, _, ways in COMPILED for _, tokens in ways for token in tokens if is_foreign(token)
-}
+@functools.cache
+def compiled():
+    """Each rule, its compiled pattern and its ways (built when a test first asks)."""
+    return [
+        (rule, regex.compile(rule.pattern, FLAGS), derive_triggers(rule.pattern).ways)
+        for rule in RULES
+    ]
+
+
+@functools.cache
+def foreign():
+    """The non-ASCII trigger tokens of the rules."""
+    return {
+        token
+        for _, _, ways in compiled()
+        for _, tokens in ways
+        for token in tokens
+        if is_foreign(token)
+    }
 
 
 def _whole_tokens(text):
-    return {token.decode() for token in text_tokens(text)} | {t for t in FOREIGN if t in text}
+    return {token.decode() for token in text_tokens(text)} | {t for t in foreign() if t in text}
 
 
 @settings(deadline=None)
@@ -274,7 +289,7 @@ def test_every_match_goes_through_a_way(parts, case):
     text = case("".join(parts))
     tokens = _whole_tokens(text)
     translated = translate(text)
-    for rule, pattern, ways in COMPILED:
+    for rule, pattern, ways in compiled():
         for found in pattern.finditer(text, overlapped=True):
             start = translated[found.start() :].split(maxsplit=1)[:1]
             assert any(
@@ -287,7 +302,7 @@ MATCHER = TextMatcher(RULES)
 
 
 def _matching_rules(text):
-    return {i for i, (_, pattern, _) in enumerate(COMPILED) if pattern.search(text)}
+    return {i for i, (_, pattern, _) in enumerate(compiled()) if pattern.search(text)}
 
 
 @settings(deadline=None)
