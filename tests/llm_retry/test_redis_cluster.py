@@ -2,6 +2,8 @@
 
 Cooldowns here last a minute and half-open times too, far longer than the test takes
 (a cluster client's first command once took over 2 s on CI): no verdict races a clock.
+What is left of one is kept by the server in whole milliseconds, so it is checked to be
+over half the minute, never against this process's clock.
 """
 
 import asyncio
@@ -47,9 +49,10 @@ def test_cooldown_budget_and_probe_through_the_sync_cluster_client(coordination,
     """Each scope's keys live on the master of its hash tag's slot; no fallback."""
     budget = RetryBudget(capacity=2, refill=0.5)
     for scope in SCOPES:
-        started = time.monotonic()
         coordination.extend_cooldown(scope, LONG)
-        assert LONG - (time.monotonic() - started) <= coordination.cooldown(scope) <= LONG
+        # Stored and read back by the server's clock, in whole milliseconds: what is left
+        # is at most the minute and, whatever the scheduling, well over half of it.
+        assert LONG / 2 < coordination.cooldown(scope) <= LONG
         assert 0.0 < coordination.admit(scope).wait <= LONG
         assert [coordination.try_spend(scope, budget) for _ in range(3)] == [True, True, False]
         coordination.record_success(scope, budget)
@@ -104,10 +107,8 @@ def test_the_asyncio_cluster_client_shares_the_same_state(coordination, redis_cl
     async def main():
         try:
             for scope in SCOPES:
-                started = time.monotonic()
                 await coordination.aextend_cooldown(scope, LONG)
-                left = await coordination.acooldown(scope)
-                assert LONG - (time.monotonic() - started) <= left <= LONG
+                assert LONG / 2 < await coordination.acooldown(scope) <= LONG
                 assert 0.0 < (await coordination.aadmit(scope)).wait <= LONG
                 assert await coordination.atry_spend(scope, budget)
                 assert not await coordination.atry_spend(scope, budget)
@@ -115,11 +116,9 @@ def test_the_asyncio_cluster_client_shares_the_same_state(coordination, redis_cl
         finally:
             await coordination.aclose()
 
-    started = time.monotonic()
     asyncio.run(main())
     for scope in SCOPES:
-        left = coordination.cooldown(scope)  # the sync client sees them
-        assert LONG - (time.monotonic() - started) <= left <= LONG
+        assert LONG / 2 < coordination.cooldown(scope) <= LONG  # the sync client sees them
         node = redis_cluster.node_of(key_slot(scope.encode())).client()
         try:
             assert node.exists(coordination.key(scope, "cooldown")) == 1
