@@ -12,6 +12,8 @@ raises is skipped, never propagated.
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -103,7 +105,7 @@ class Evidence:
         status: int | None = None
         if isinstance(value, int) and not isinstance(value, bool):
             status = value
-        elif isinstance(value, str) and value.strip().isdigit():
+        elif isinstance(value, str) and re.fullmatch(r"[0-9]{3}", value.strip()):
             status = int(value.strip())
         if status is None or not _MIN_STATUS <= status <= _MAX_STATUS:
             return False
@@ -144,19 +146,21 @@ def _parse_json(text: str) -> object:
 
 
 def _retry_hint(key: str, value: object, evidence: Evidence) -> None:
+    """A wait from a ``retry_after``/``retry_after_ms``/``retry_delay`` field, if finite."""
+    unit = 1000.0 if key == "retryafterms" else 1.0
     seconds: float | None = None
     if isinstance(value, int | float) and not isinstance(value, bool):
-        seconds = float(value) / (1000.0 if key == "retryafterms" else 1.0)
+        seconds = float(value) / unit
     elif isinstance(value, str):
         seconds = parse_duration(value)
         if seconds is None:
             try:
-                seconds = float(value)
+                seconds = float(value) / unit  # a number as text, in the field's unit
             except ValueError:
                 seconds = None
-        elif key == "retryafterms":
+        elif key == "retryafterms":  # a duration with its own unit under a milliseconds key
             seconds = None
-    if seconds is not None and seconds >= 0 and seconds == seconds:  # noqa: PLR0124 - NaN check
+    if seconds is not None and math.isfinite(seconds) and seconds >= 0:
         evidence.retry_hints.append(seconds)
 
 

@@ -364,6 +364,23 @@ def test_typed_provider_error_is_the_fallback():
     )
 
 
+def test_outermost_weak_typed_error_is_the_fallback():
+    """Of two PROVIDER_ERROR LlmErrors in a chain that decides nothing, the outer one stands."""
+    exc = raised(
+        ProviderError("odd", rule="adapter.unknown-chunk"),
+        ProviderError("odd too", rule="adapter.unknown-event"),
+    )
+    assert classify(exc).rule == "adapter.unknown-chunk"
+
+
+def test_typed_provider_error_body_is_evidence():
+    """The body a PROVIDER_ERROR LlmError carries is read: its error type can decide."""
+    # The Anthropic API's 529 body (corpus row ratelimit-anthropic-004).
+    body = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    result = classify(ProviderError("stream failed", body=body))
+    assert (result.code, result.rule) == (E.RATE_LIMIT, "anthropic.overloaded")
+
+
 def test_typed_error_deep_in_the_chain():
     """An LlmError wrapped by a foreign exception still decides."""
     exc = raised(RuntimeError("callback failed"), TransportError("dropped"))
@@ -505,6 +522,9 @@ class _BadMapping(dict):
         pytest.param(b"\xff\xfe", id="bad-bytes"),
         pytest.param("{not json", id="broken-json-text"),
         pytest.param({"error": {"error": {"error": {"error": {}}}}}, id="deep-nesting"),
+        # isdigit() holds for these, yet int() refuses them: reading them raises inside.
+        pytest.param({"status": "\u00b2"}, id="superscript-digit-status"),
+        pytest.param({"status": "4" * 5000}, id="status-beyond-int-digits-limit"),
     ],
 )
 def test_never_raises(obj):
@@ -515,6 +535,9 @@ def test_never_raises(obj):
         "fallback",
         Layer.FALLBACK,
     )
+    explanation = explain(obj)
+    assert explanation.classification == result
+    assert "catch-all" in explanation.why
 
 
 def test_bytes_are_decoded():
@@ -634,6 +657,26 @@ def test_explain_fallback_and_policy():
     assert "catch-all" in explain("all good").why
     long_reset = explain({"status": 429, "headers": {"retry-after": "90000"}})
     assert "over an hour" in long_reset.why
+
+
+def test_explain_own_rule_id():
+    """A rule id our own LlmError carries, known to no table, is explained as such."""
+    result = explain(ProviderError("odd", rule="adapter.unknown-chunk"))
+    assert result.classification.rule == "adapter.unknown-chunk"
+    assert (result.why, result.source, result.example) == (
+        "Our own LlmError carried this rule id.",
+        None,
+        None,
+    )
+
+
+def test_repr_names_the_rule_count_and_retryable_codes():
+    """A classifier's repr says how many rules it has and which codes it retries."""
+    classifier = Classifier(retryable_codes={E.TIMEOUT, E.RATE_LIMIT})
+    assert repr(classifier) == (
+        f"Classifier(rules={len(RULES)}, retryable_codes="
+        "[<ErrorCode.RATE_LIMIT: 'RATE_LIMIT'>, <ErrorCode.TIMEOUT: 'TIMEOUT'>])"
+    )
 
 
 def test_explain_redacts_the_match():

@@ -1,6 +1,7 @@
 """Evidence from bodies, log records and objects: the shapes providers really send."""
 
 import pytest
+import tenacity
 
 from llm_errors import ErrorCode, classify
 from llm_errors._evidence import Evidence, gather_mapping, walk_exceptions
@@ -240,6 +241,29 @@ def test_retry_delay_in_google_details():
     assert classify(record).retry_after == 59.0
 
 
+@pytest.mark.parametrize(
+    ("wait", "retry_after"),
+    [
+        pytest.param({"retry_after": 20}, 20.0, id="seconds"),
+        pytest.param({"retryAfterMs": 1500}, 1.5, id="milliseconds"),
+        pytest.param({"retry_after": "20"}, 20.0, id="seconds-as-text"),
+        pytest.param({"retry_after": "20s"}, 20.0, id="duration"),
+        pytest.param({"retry_after_ms": "2s"}, None, id="duration-under-a-milliseconds-key"),
+        pytest.param({"retry_after": "soon"}, None, id="word"),
+        pytest.param({"retry_after": None}, None, id="null"),
+        pytest.param({"retry_after": -3}, None, id="negative"),
+        pytest.param({"retry_after": "nan"}, None, id="nan"),
+        pytest.param({"retry_after_ms": "1500"}, 1.5, id="milliseconds-as-text"),
+        pytest.param({"retry_after": "inf"}, None, id="infinite"),
+        pytest.param({"retry_after": 1e309}, None, id="infinite-number"),
+    ],
+)
+def test_wait_fields_of_a_record(wait, retry_after):
+    """A record's own wait field is its ``retry_after``; one that is no wait is ignored."""
+    result = classify({"status": 429, **wait})
+    assert (result.code, result.rule, result.retry_after) == (E.RATE_LIMIT, "http.429", retry_after)
+
+
 def test_outermost_status_is_found_first():
     """A record's own status comes before a nested one."""
     evidence = Evidence()
@@ -260,6 +284,16 @@ def test_bounded_on_huge_and_deep_input():
     assert classify(huge).code is E.PROVIDER_ERROR
 
 
+@pytest.mark.parametrize(("fields", "statuses"), [(1_999, [429]), (2_000, [])])
+def test_values_beyond_the_bound_are_not_read(fields, statuses):
+    """A record's first 2,000 values are read; a status after them is not."""
+    record: dict[str, object] = {f"field{i}": i for i in range(fields)}
+    record["status"] = 429
+    evidence = Evidence()
+    gather_mapping(record, evidence)
+    assert evidence.statuses == statuses
+
+
 def test_walk_is_breadth_first_and_cycle_safe():
     """The chain is walked outermost first, each exception once."""
     inner, middle, outer = KeyError("inner"), ValueError("middle"), RuntimeError("outer")
@@ -267,3 +301,69 @@ def test_walk_is_breadth_first_and_cycle_safe():
     outer.__cause__ = middle
     inner.__context__ = outer  # a cycle
     assert walk_exceptions(outer) == [outer, middle, inner]
+
+
+class _UpstreamError(Exception):
+    """An application's error carrying the parsed JSON body of the reply it failed on."""
+
+    def __init__(self, message, body):
+        super().__init__(message)
+        self.body = body
+
+
+def test_json_array_body_is_read_as_structure():
+    """A body that is a JSON array (Gemini wraps its error in one) is read field by field."""
+    # continuedev/continue#8516 (corpus row freshb-009), parsed.
+    body = [
+        {
+            "error": {
+                "code": 400,
+                "message": "API key not valid. Please pass a valid API key.",
+                "status": "INVALID_ARGUMENT",
+                "details": [
+                    {
+                        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                        "reason": "API_KEY_INVALID",
+                        "domain": "googleapis.com",
+                        "metadata": {"service": "generativelanguage.googleapis.com"},
+                    }
+                ],
+            }
+        }
+    ]
+    result = classify(_UpstreamError("boom", body))
+    assert (result.code, result.status) == (E.AUTH, 400)
+
+
+def test_grpc_accessor_that_raises_is_skipped():
+    """A gRPC error whose ``code()`` raises is still read through ``details()``."""
+    rpc_error = type("RpcError", (Exception,), {"__module__": "grpc", "__qualname__": "RpcError"})
+
+    class HalfDoneRpcError(rpc_error):
+        def code(self):
+            raise RuntimeError("the call has not terminated")
+
+        def details(self):
+            return "failed to connect to all addresses"
+
+    assert classify(HalfDoneRpcError()).code is E.TRANSPORT
+
+
+def test_retry_error_of_returned_values_links_to_nothing():
+    """A tenacity RetryError after attempts that returned a value wraps no exception."""
+    retrying = tenacity.Retrying(
+        retry=tenacity.retry_if_result(lambda result: result is None),
+        stop=tenacity.stop_after_attempt(2),
+    )
+    with pytest.raises(tenacity.RetryError) as caught:
+        retrying(lambda: None)
+    assert walk_exceptions(caught.value) == [caught.value]
+    assert classify(caught.value).rule == "fallback"
+
+
+@pytest.mark.parametrize("status", ["\u00b2", "4" * 5000, "4291", "42"])
+def test_a_status_that_is_no_status_leaves_the_rest_of_the_record(status):
+    """A status field that is not three ASCII digits is passed over; the body still decides."""
+    record = {"status": status, "error": {"type": "rate_limit_error"}}
+    verdict = classify(record)
+    assert (verdict.code, verdict.status) == (ErrorCode.RATE_LIMIT, None)

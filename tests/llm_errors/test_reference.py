@@ -1,6 +1,8 @@
 """The generated pattern reference in docs/ stays in sync with the tables."""
 
 import pathlib
+import runpy
+import warnings
 
 import pytest
 
@@ -26,3 +28,11 @@ def test_reference_lists_every_rule_with_its_examples_and_sources():
         for example in rule.examples:
             assert example.source in text
             assert example.text.replace("\r", "\\r") in text
+
+
+def test_running_the_module_prints_the_reference(capsys):
+    """``python -m llm_errors._reference`` writes exactly the generated reference."""
+    with warnings.catch_warnings():  # the module is imported already: runpy says so
+        warnings.simplefilter("ignore", RuntimeWarning)
+        runpy.run_module("llm_errors._reference", run_name="__main__")
+    assert capsys.readouterr().out == render_rules_reference()

@@ -22,6 +22,13 @@ from llm_errors.logs._cli import main
 NOW = 1_700_000_000.0
 
 
+class _UnreadableHeaders(dict):
+    """Headers whose items cannot be read (a broken mapping is garbage too)."""
+
+    def items(self):
+        raise RuntimeError("no")
+
+
 @pytest.mark.parametrize(
     ("headers", "expected"),
     [
@@ -73,6 +80,7 @@ def test_http_date_with_minus_zero_zone():
         pytest.param({"Retry-After": 5}, id="non-string-value"),
         pytest.param({"x-ratelimit-reset": "5"}, id="other-header"),
         pytest.param(["Retry-After", "5"], id="not-a-mapping"),
+        pytest.param(_UnreadableHeaders({"Retry-After": "5"}), id="mapping-that-raises"),
     ],
 )
 def test_garbage_is_ignored(headers):
@@ -140,6 +148,7 @@ def test_retry_after_from_text(text, expected):
         pytest.param("please Try\tagain in 2s or retry after 4s", 2.0, id="tab-between-words"),
         pytest.param("entry 7: retry_delay: 12s", 12.0, id="retry-delay"),
         pytest.param("d\u00e9j\u00e0 vu: retry in 1.5s", 1.5, id="non-ascii"),
+        pytest.param("retry in 1 or 2 minutes; reset in 60s", 60.0, id="hint-without-a-unit"),
     ],
 )
 def test_wait_hints_are_found_wherever_they_start(text, expected):

@@ -109,6 +109,22 @@ def test_secrets_and_payloads_never_in_str_repr_or_body():
     assert "data:image/png;<redacted" in str(err)
 
 
+@pytest.mark.parametrize(
+    ("body", "excerpt"),
+    [
+        pytest.param(
+            b'{"error": {"message": "bad key", "key": "' + SECRET_KEY.encode() + b'"}}',
+            '{"error": {"message": "bad key", "key": "<redacted key>"}}',
+            id="bytes-decoded",
+        ),
+        pytest.param({("error", "type"): "x"}, "{('error', 'type'): 'x'}", id="not-json-is-repr"),
+    ],
+)
+def test_body_of_any_shape_becomes_text(body, excerpt):
+    """A bytes body is decoded, one JSON cannot hold is its repr; either is redacted."""
+    assert LlmError("x", body=body).body == excerpt
+
+
 def test_body_excerpt_is_bounded():
     """A huge body is cut to a bounded excerpt that says how much was dropped."""
     err = LlmError("x", body="y " * 100_000)
@@ -135,11 +151,18 @@ def test_body_excerpt_limit_boundary(size, cut):
         assert err.body == body
 
 
-def test_with_context_copies():
-    """``with_context`` returns a new error of the same class with context replaced."""
-    err = RateLimitError("r", status=429)
+@pytest.mark.parametrize(
+    ("err", "code"),
+    [
+        pytest.param(RateLimitError("r", status=429), ErrorCode.RATE_LIMIT, id="subclass"),
+        pytest.param(LlmError("r", code="TIMEOUT", status=429), ErrorCode.TIMEOUT, id="base"),
+    ],
+)
+def test_with_context_copies(err, code):
+    """``with_context`` returns a new error of the same class and code with context replaced."""
     other = err.with_context(retry_after=2.0)
-    assert type(other) is RateLimitError
+    assert type(other) is type(err)
+    assert other.code is code
     assert (other.status, other.retry_after, err.retry_after) == (429, 2.0, None)
 
 

@@ -19,6 +19,7 @@ from llm_retry import (
     instant_retries,
     retry_info,
 )
+from llm_retry._call import MAX_ADMISSIONS
 from llm_retry._coordination import MAX_SCOPE_LENGTH, check_scope, named_scope
 
 
@@ -469,11 +470,16 @@ def test_a_call_that_probes_lifts_or_frees(make_policy, script):
 
 
 def test_an_async_call_that_probes_ends_it_asynchronously(make_policy, script):
-    """Async calls end their probe through the async operation."""
+    """Async calls end their probe through the async operation: lifted, or freed on a failure."""
     backend = Recording(probe="t")
     policy = make_policy(coordination=backend, scope="s")
     assert asyncio.run(policy.wrap(script("ok").acall)()) == "ok"
     assert backend.used == [("aadmit", "s"), ("aend_probe", "s", "t", True)]
+    freed = Recording(probe="t2")
+    policy = make_policy(coordination=freed, scope="s", max_attempts=1)
+    with pytest.raises(ServerError):
+        asyncio.run(policy.wrap(script(ServerError("503")).acall)())
+    assert freed.used == [("aadmit", "s"), ("aend_probe", "s", "t2", False)]
 
 
 def test_sync_call_uses_the_sync_operations(make_policy, script):
@@ -548,6 +554,47 @@ def test_sync_attempts_wait_out_the_cooldown(make_policy, clock):
     assert backend.used == [("admit", "s"), ("admit", "s")]
     [pause] = clock.sleeps
     assert 2.0 <= pause <= 2.2
+
+
+class Cooling(Recording):
+    """A backend of the test's own whose scope never opens: every admission is a wait."""
+
+    def _admission(self):
+        return Admission(1.0)
+
+
+@pytest.mark.parametrize(
+    "use_async", [pytest.param(False, id="sync"), pytest.param(True, id="async")]
+)
+def test_admissions_before_an_attempt_are_bounded(make_policy, clock, script, use_async):
+    """A scope that never opens is waited out ``MAX_ADMISSIONS`` times, then the call goes on."""
+    backend = Cooling()
+    policy = make_policy(coordination=backend, scope="s", deadline=math.inf)
+    flaky = script("ok")
+    if use_async:
+        assert asyncio.run(policy.wrap(flaky.acall)()) == "ok"
+    else:
+        assert policy.wrap(flaky)() == "ok"
+    assert flaky.calls == 1
+    assert len(backend.used) == len(clock.sleeps) == MAX_ADMISSIONS
+
+
+@pytest.mark.parametrize(
+    "use_async", [pytest.param(False, id="sync"), pytest.param(True, id="async")]
+)
+def test_in_testing_mode_a_cooldown_is_skipped_once(make_policy, script, use_async):
+    """Under ``instant_retries`` the cooldown's wait is recorded once and the attempt follows."""
+    backend = Cooling()
+    policy = make_policy(coordination=backend, scope="s")
+    flaky = script("ok")
+    with instant_retries() as recorder:
+        if use_async:
+            assert asyncio.run(policy.wrap(flaky.acall)()) == "ok"
+        else:
+            assert policy.wrap(flaky)() == "ok"
+    [pause] = recorder.sleeps
+    assert 1.0 <= pause <= 1.1
+    assert len(backend.used) == flaky.calls == 1
 
 
 def test_budget_scope_without_coordination_is_the_object(make_policy, script):
@@ -695,6 +742,43 @@ def test_a_backend_that_raises_never_fails_the_call(make_policy, script, caplog,
         for operation in sorted(set(operations))
     ]
     assert "a bug in the backend" not in caplog.text
+
+
+class ProbeEndBroken(Recording):
+    """A backend of the test's own that grants a probe and raises when it is ended."""
+
+    def end_probe(self, *_args, **_kwargs):
+        """Raise."""
+        self.used.append("end_probe")
+        raise RuntimeError("end_probe: a bug in the backend")
+
+    async def aend_probe(self, *_args, **_kwargs):
+        """Raise."""
+        self.used.append("aend_probe")
+        raise RuntimeError("aend_probe: a bug in the backend")
+
+
+@pytest.mark.parametrize(
+    "use_async", [pytest.param(False, id="sync"), pytest.param(True, id="async")]
+)
+def test_a_probe_end_that_raises_never_fails_the_call(make_policy, script, caplog, use_async):
+    """Ending the probe raising: the probing call still returns its result, one WARNING."""
+    backend = ProbeEndBroken(probe="t")
+    policy = make_policy(coordination=backend, scope="s")
+    with caplog.at_level(logging.WARNING, logger="llm_retry"):
+        if use_async:
+            assert asyncio.run(policy.wrap(script("ok").acall)()) == "ok"
+        else:
+            assert policy.wrap(script("ok"))() == "ok"
+    operation = "aend_probe" if use_async else "end_probe"
+    assert backend.used == [("aadmit" if use_async else "admit", "s"), operation]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "llm_retry"]
+    assert warnings == [
+        (
+            f"llm_retry: ProbeEndBroken.{operation}() raised RuntimeError; the call goes on "
+            "without coordination for it (reported once per process)"
+        )
+    ]
 
 
 @pytest.mark.parametrize(

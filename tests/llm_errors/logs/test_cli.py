@@ -1,10 +1,19 @@
 """The ``llm-errors`` command line, end to end through ``main`` (and once as a process)."""
 
+import contextlib
+import fcntl
 import gzip
 import io
 import json
+import os
+import runpy
+import signal
+import struct
 import subprocess
 import sys
+import termios
+import threading
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -13,6 +22,7 @@ import pytest
 from llm_errors.logs._cli import (
     EXIT_BROKEN_PIPE,
     EXIT_FAIL_ON,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_UNREADABLE,
     EXIT_USAGE,
@@ -463,6 +473,31 @@ def test_module_runs_as_a_process():
     assert done.stderr.startswith("llm-errors: 1 file, ")
 
 
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        pytest.param(
+            ["--version"],
+            (EXIT_OK, f"llm-errors {metadata.version('llm-resilience')}\n", ""),
+            id="version",
+        ),
+        pytest.param(
+            ["classify", "--format", "csv"], (EXIT_USAGE, "", "invalid choice"), id="usage"
+        ),
+    ],
+)
+def test_module_exits_with_main_s_status(capsys, monkeypatch, argv, expected):
+    """``python -m llm_errors`` reads the process arguments and exits with ``main``'s status."""
+    status, out, err = expected
+    monkeypatch.setattr(sys, "argv", ["llm-errors", *argv])
+    with pytest.raises(SystemExit) as exited:
+        runpy.run_module("llm_errors", run_name="__main__")
+    assert exited.value.code == status
+    captured = capsys.readouterr()
+    assert captured.out == out
+    assert err in captured.err
+
+
 @pytest.mark.integration
 def test_closed_stdout_ends_quietly(tmp_path):
     """When the reader goes away (``| head``) the run stops with 141 and no traceback."""
@@ -478,6 +513,71 @@ def test_closed_stdout_ends_quietly(tmp_path):
         stderr = process.stderr.read()
         assert process.wait(timeout=60) == EXIT_BROKEN_PIPE
     assert b"Traceback" not in stderr
+
+
+def test_pipe_closed_by_its_reader_ends_with_141(capsys, tmp_path):
+    """Output into a pipe nobody reads any more stops the run with 141; stdout is then quiet."""
+    path = tmp_path / "big.log"
+    path.write_text("ERROR jobs: job 1 failed: KeyError: 'choices'\n" * 5_000)
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader went away (``| head`` exited)
+    with (
+        os.fdopen(write_end, "w", encoding="utf-8") as closed_pipe,
+        pytest.MonkeyPatch.context() as patch,
+    ):
+        patch.setattr(sys, "stdout", closed_pipe)
+        assert main(["classify", str(path)]) == EXIT_BROKEN_PIPE
+        closed_pipe.write("more\n" * 10_000)
+        closed_pipe.flush()  # points at /dev/null now: the final flush cannot fail again
+    assert "Traceback" not in capsys.readouterr().err
+
+
+#: How long the interrupting thread waits for ``main`` to open the FIFO and read a line.
+_READ_LIMIT = 60.0
+
+
+def _unread(fd):
+    """Bytes written into the pipe ``fd`` and not read yet."""
+    return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
+def test_interrupt_ends_with_130(capsys, tmp_path):
+    """Ctrl-C while the run waits for more input stops it with 130 and a one-line note."""
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        pytest.skip("SIGINT does not raise KeyboardInterrupt in this process")
+    fifo = tmp_path / "live.log"
+    os.mkfifo(fifo)
+    main_thread = threading.get_ident()
+    writer: list[int] = []
+
+    def interrupt_while_reading():
+        # The write end opens once main() holds the read end; once main() has read the
+        # first line it is scanning, and then waits for more: interrupt it there.
+        deadline = time.monotonic() + _READ_LIMIT
+        while not writer and time.monotonic() < deadline:
+            with contextlib.suppress(OSError):  # ENXIO: no reader yet
+                writer.append(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            time.sleep(0.01)
+        if not writer:
+            return  # main() never read the FIFO: nothing to interrupt (the test fails)
+        os.write(writer[0], b"2025-03-14 09:12:26,001 INFO router: request started\n")
+        while _unread(writer[0]) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        signal.pthread_kill(main_thread, signal.SIGINT)
+
+    interrupter = threading.Thread(target=interrupt_while_reading, daemon=True)
+    interrupter.start()
+    try:
+        status = main(["classify", str(fifo)])
+    finally:
+        interrupter.join(_READ_LIMIT + 5)
+        for fd in writer:
+            os.close(fd)
+    assert writer, "main() never opened the FIFO"
+    assert status == EXIT_INTERRUPTED
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "\nllm-errors: interrupted\n"
 
 
 def explained(out):

@@ -479,6 +479,8 @@ def test_excerpt_after_a_prefix_is_the_whole_line_redacted(line):
         pytest.param("2026-07-22T10:00:00Z ERROR akia.x ", True, id="key-prefix-is-case-sensitive"),
         pytest.param("2026-07-22T10:00:00Z ERROR [" + "a" * 64 + "] ", False, id="long-run"),
         pytest.param("2026-07-22T10:00:00Z ERROR \u017fecret ", False, id="non-ascii-folds"),
+        pytest.param("2026-07-22T10:00:00Z ERROR caf\u00e9 Bearer ", False, id="non-ascii-bearer"),
+        pytest.param("2026-07-22T10:00:00Z ERROR caf\u00e9.worker ", True, id="non-ascii-plain"),
     ],
 )
 def test_inert_prefix(head, expected):

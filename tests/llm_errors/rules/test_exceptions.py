@@ -103,6 +103,14 @@ def test_unknown_types_are_not_matched():
     assert lookup_exception(fake_exception("myapp.SomethingBroke")()) is None
 
 
+def test_class_without_a_module_name_is_read_by_its_message():
+    """A class whose ``__module__`` is not a string has no names; its message still decides."""
+    nameless = type("CallFailed", (Exception,), {"__module__": None})
+    assert qualified_names(nameless) == ()
+    assert lookup_exception(nameless("Connection reset by peer")) is None
+    assert classify(nameless("Connection reset by peer")).code is E.TRANSPORT
+
+
 @pytest.mark.parametrize(
     ("number", "row"), [pytest.param(n, r, id=r.name) for n, r in ERRNO_RULES.items()]
 )
