@@ -6,8 +6,9 @@ from llm_errors._classification import Classification, Layer
 from llm_errors._classify import Classifier, Explanation, classify, explain
 from llm_errors._redact import redact
 from llm_errors._retry_after import parse_retry_after
-from llm_errors._rules.patterns import RULES, Example, Rule
-from llm_errors._rules.user import RulesFileError
+from llm_errors._rules.builtin import RULES
+from llm_errors._rules.reader import RulesFileError
+from llm_errors._rules.rule import Example, Rule
 from llm_errors._rules_file import load_rules, rules_from_toml
 from llm_errors._taxonomy import (
     DEFAULT_RETRYABLE_CODES,

@@ -12,7 +12,7 @@ wins:
    a timeout;
 3. **status** and 4. **text**: HTTP statuses, provider error ``type``/``code`` values
    and headers (``_rules/status.py``), and the flattened message text matched against the
-   pattern table (``_rules/patterns.py``). These two share one precedence order, the
+   pattern table (``_rules/builtin.toml``). These two share one precedence order, the
    table's: a structured signal ranks where the rule it maps to ranks, so a status
    beats plain wordings while quota, context-overflow and content-filter wordings
    beat a status.
@@ -42,8 +42,9 @@ from llm_errors._evidence import (
 from llm_errors._match.matcher import TextMatch, TextMatcher
 from llm_errors._redact import redact
 from llm_errors._retry_after import parse_retry_after, retry_after_from_text, retry_after_in_text
+from llm_errors._rules.builtin import RULES
 from llm_errors._rules.exceptions import ExceptionRule, lookup_errno, lookup_exception
-from llm_errors._rules.patterns import RULES, Rule
+from llm_errors._rules.rule import Rule
 from llm_errors._rules.status import BODY_TYPES, normalize_identifier, status_from_text, status_rule
 from llm_errors._taxonomy import DEFAULT_RETRYABLE_CODES, ErrorCode, LlmError
 

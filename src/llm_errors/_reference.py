@@ -9,8 +9,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 
+from llm_errors._rules.builtin import RULES
 from llm_errors._rules.exceptions import ERRNO_RULES, EXCEPTION_RULES
-from llm_errors._rules.patterns import RULES, Rule
+from llm_errors._rules.rule import Rule
 from llm_errors._rules.status import BODY_TYPES, STATUS_RULES
 
 __all__ = ["render_rules_reference"]

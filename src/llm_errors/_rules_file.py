@@ -8,7 +8,8 @@ file is loaded, not in production).
 
 Loading (:func:`load_rules`, :func:`load_rule_files`) stops at the first error;
 :func:`check_rule_files`, for ``llm-errors rules check``, finds them all: each bad
-rule is left out with its error and the others are checked on.
+rule is left out with its error and the others are checked on; :func:`check_builtin`
+checks the built-in table the same way.
 """
 
 from __future__ import annotations
@@ -21,11 +22,14 @@ import regex as _re
 
 from llm_errors._classify import Classifier
 from llm_errors._match.matcher import FLAGS, TextMatcher
-from llm_errors._rules.patterns import Rule
-from llm_errors._rules.user import RULES_FILE_LIMIT, RulesFileError, read_rules
+from llm_errors._rules.builtin import FILE, RULES
+from llm_errors._rules.reader import RULES_FILE_LIMIT, RulesFileError
+from llm_errors._rules.rule import Rule
+from llm_errors._rules.user import read_rules
 
 __all__ = [
     "FileCheck",
+    "check_builtin",
     "check_rule_files",
     "check_rules",
     "load_rule_files",
@@ -35,7 +39,8 @@ __all__ = [
 
 
 def _fail(rule: Rule, field: str, detail: str) -> RulesFileError:
-    return RulesFileError(detail, file=rule.origin or "<rules>", rule=repr(rule.id), field=field)
+    file = rule.origin or (FILE if rule in RULES else "<rules>")
+    return RulesFileError(detail, file=file, rule=repr(rule.id), field=field)
 
 
 def _pattern_problem(rule: Rule) -> RulesFileError | None:
@@ -56,6 +61,22 @@ def _pattern_problem(rule: Rule) -> RulesFileError | None:
     return None
 
 
+def _missed(classifier: Classifier, rule: Rule) -> list[RulesFileError]:
+    """The examples of ``rule`` that ``classifier`` does not decide by it, with its code."""
+    return [
+        _fail(
+            rule,
+            f"examples[{number}]",
+            f"is classified {verdict.code.name} by rule {verdict.rule!r}, not "
+            f"{rule.code.name} by this rule (the pattern misses it, or a rule "
+            "placed before this one decides it)",
+        )
+        for number, example in enumerate(rule.examples)
+        if (verdict := classifier.classify(example.text)).rule != rule.id
+        or verdict.code is not rule.code
+    ]
+
+
 def _check(rules: Sequence[Rule]) -> tuple[Classifier, tuple[Rule, ...], list[RulesFileError]]:
     """The classifier with the rules whose pattern is right, the rules that pass, the problems.
 
@@ -72,18 +93,7 @@ def _check(rules: Sequence[Rule]) -> tuple[Classifier, tuple[Rule, ...], list[Ru
     classifier = Classifier(extra_rules=compiled)
     passed: list[Rule] = []
     for rule in compiled:
-        missed = [
-            _fail(
-                rule,
-                f"examples[{number}]",
-                f"is classified {verdict.code.name} by rule {verdict.rule!r}, not "
-                f"{rule.code.name} by this rule (the pattern misses it, or a rule "
-                "placed before this one decides it)",
-            )
-            for number, example in enumerate(rule.examples)
-            if (verdict := classifier.classify(example.text)).rule != rule.id
-            or verdict.code is not rule.code
-        ]
+        missed = _missed(classifier, rule)
         problems += missed
         if not missed:
             passed.append(rule)
@@ -153,6 +163,44 @@ def _check_file(path: str | Path) -> FileCheck:
     rules, problems = read_rules(text, name=name)
     _, passed, missed = _check(rules)
     return FileCheck(name, passed, (*problems, *missed))
+
+
+def check_builtin() -> FileCheck:
+    """The built-in table checked as a user's file is, by the default classifier.
+
+    Each pattern must be right, and each example hold its rule's wording and be
+    classified with its rule's code. A built-in example may be decided by an earlier
+    rule with the same code (a wording both rules know); a user's example must be
+    decided by its own rule.
+
+    .. versionadded:: 0.3.0
+    """
+    classifier = Classifier()
+    problems: list[RulesFileError] = []
+    passed: list[Rule] = []
+    for rule in RULES:
+        found: list[RulesFileError] = []
+        if (problem := _pattern_problem(rule)) is not None:
+            found.append(problem)
+        else:
+            compiled = _re.compile(rule.pattern, FLAGS)
+            for number, example in enumerate(rule.examples):
+                verdict = classifier.classify(example.text)
+                matches = compiled.search(example.text) is not None
+                if not matches or verdict.code is not rule.code:
+                    found.append(
+                        _fail(
+                            rule,
+                            f"examples[{number}]",
+                            f"is classified {verdict.code.name} by rule {verdict.rule!r} (the "
+                            f"pattern {'matches' if matches else 'misses'} it), not "
+                            f"{rule.code.name}",
+                        )
+                    )
+        problems += found
+        if not found:
+            passed.append(rule)
+    return FileCheck(FILE, tuple(passed), tuple(problems))
 
 
 def load_rules(path: str | Path) -> tuple[Rule, ...]:

@@ -1,14 +1,24 @@
 """Rules files loaded and checked: patterns compile, examples are decided by their rule."""
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 
-from llm_errors import RULES, Classifier, ErrorCode, Example, Rule, RulesFileError, load_rules
+from llm_errors import (
+    RULES,
+    Classifier,
+    ErrorCode,
+    Example,
+    Rule,
+    RulesFileError,
+    _rules_file,
+    load_rules,
+)
 from llm_errors import rules_from_toml as from_toml
-from llm_errors._rules import user
-from llm_errors._rules_file import check_rule_files, load_rule_files
+from llm_errors._rules import reader
+from llm_errors._rules_file import check_builtin, check_rule_files, load_rule_files
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
@@ -224,8 +234,8 @@ def test_files_are_checked_together(tmp_path):
 
 def test_limits_have_defaults():
     """The bounds are named with sensible defaults."""
-    assert user.RULES_FILE_LIMIT == 1 << 20
-    assert (user.RULES_LIMIT, user.EXAMPLES_LIMIT) == (1000, 50)
+    assert reader.RULES_FILE_LIMIT == 1 << 20
+    assert (reader.RULES_LIMIT, reader.EXAMPLES_LIMIT) == (1000, 50)
 
 
 def _claude(rule_id: str, **fields: str) -> str:
@@ -297,3 +307,25 @@ def test_every_bad_file_is_named_and_the_good_rules_checked_together(tmp_path):
     assert [(p.file, p.rule, p.field) for p in together] == [
         (str(two), "'vertex.harm-block-threshold'", "id")
     ]
+
+
+def test_check_builtin_names_a_broken_builtin_example(monkeypatch):
+    """A built-in example its pattern misses, or that classifies otherwise, is named."""
+    broken = dataclasses.replace(
+        RULES[0], examples=(*RULES[0].examples, Example("nothing to see here", "planted"))
+    )
+    monkeypatch.setattr(_rules_file, "RULES", (broken, *RULES[1:]))
+    check = check_builtin()
+    assert check.path == "builtin.toml"
+    assert len(check.rules) == len(RULES) - 1
+    (problem,) = check.problems
+    assert (problem.file, problem.rule) == ("builtin.toml", repr(RULES[0].id))
+    assert problem.field == f"examples[{len(RULES[0].examples)}]"
+    assert "the pattern misses it" in str(problem)
+
+
+def test_the_builtin_table_passes_its_check():
+    """Every built-in rule compiles and its examples hold its wording and classify to its code."""
+    check = check_builtin()
+    assert check.problems == ()
+    assert check.rules == RULES

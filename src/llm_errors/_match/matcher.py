@@ -2,7 +2,7 @@ r"""Match a message against the whole rule table with one combined pattern.
 
 All rules are alternatives of a single ``regex`` pattern, in table order, each in
 its own named group. The rule listed first in the table wins wherever it matches,
-which is exactly the precedence ``_rules/patterns.py`` documents, without a loop over
+which is exactly the precedence ``_rules/builtin.toml`` documents, without a loop over
 rules. Four things keep this fast on log-sized input:
 
 1. **Triggers** (``prefilter``): a line containing none of the rules' trigger
@@ -51,7 +51,8 @@ from llm_errors._match.prefilter import (
     text_tokens,
     translate,
 )
-from llm_errors._rules.patterns import RULES, Rule
+from llm_errors._rules.builtin import RULES
+from llm_errors._rules.rule import Rule
 from llm_errors._rules.status import status_from_text, status_in_tokens
 
 __all__ = [

@@ -18,7 +18,7 @@ from typing import Final
 from llm_errors import RULES, Classifier, Rule, RulesFileError
 from llm_errors._classify import _default
 from llm_errors._match.prefilter import derive_triggers
-from llm_errors._rules_file import check_rule_files, load_rule_files
+from llm_errors._rules_file import check_builtin, check_rule_files, load_rule_files
 from llm_errors.logs._report import printable
 from llm_errors.logs._stored import stored_triggers
 
@@ -87,7 +87,12 @@ def add_rules_command(add_parser: Callable[..., argparse.ArgumentParser]) -> Non
         epilog=f"exit status: 0 all files are valid; {EXIT_INVALID} a file is not (each "
         "problem of each file is named, with the file, the rule and the field)",
     )
-    check.add_argument("files", nargs="+", metavar="FILE", help="rules files (TOML)")
+    check.add_argument("files", nargs="*", metavar="FILE", help="rules files (TOML)")
+    check.add_argument(
+        "--builtin",
+        action="store_true",
+        help="check the built-in rules too (builtin.toml, in the same format)",
+    )
     check.set_defaults(command=_check_command, usage=check)
 
 
@@ -114,7 +119,11 @@ def summary(path: str, rules: tuple[Rule, ...]) -> str:
 def _check_command(args: argparse.Namespace) -> int:
     """Check every file and report every problem (stderr), or each file's verdict (stdout)."""
     paths: list[str] = args.files
+    if not paths and not args.builtin:
+        args.usage.error("give rules files to check, or --builtin")
     checks, together = check_rule_files(paths)
+    if args.builtin:
+        checks = (check_builtin(), *checks)
     problems = [*(problem for check in checks for problem in check.problems), *together]
     for check in checks:
         if not check.problems:
@@ -123,7 +132,7 @@ def _check_command(args: argparse.Namespace) -> int:
         print(f"llm-errors: {printable(str(problem))}", file=sys.stderr)  # noqa: T201
     if problems:
         files = len({problem.file for problem in problems})
-        verdict = f"{_count(len(problems), 'problem')} in {_count(files, 'file')} of {len(paths)}"
+        verdict = f"{_count(len(problems), 'problem')} in {_count(files, 'file')} of {len(checks)}"
         print(f"llm-errors: {verdict}", file=sys.stderr)  # noqa: T201
         return EXIT_INVALID
     if len(paths) > 1:

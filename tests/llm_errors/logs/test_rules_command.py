@@ -310,3 +310,20 @@ def test_control_characters_from_a_rules_file_are_shown_escaped(capsys, rules_fi
     assert status == EXIT_USAGE
     assert "\x1b" not in err
     assert "broken\\x1b[2J.toml: is not valid TOML" in err
+
+
+def test_rules_check_builtin_checks_the_shipped_table(capsys):
+    """``rules check --builtin`` checks builtin.toml as it checks a user's file, beside them."""
+    status, out, err = run(capsys, "rules", "check", "--builtin", EXAMPLES / "rules.toml")
+    assert (status, err) == (EXIT_OK, "")
+    lines = out.splitlines()
+    assert lines[0].startswith("builtin.toml: 170 rules, 367 examples: ok")
+    assert lines[1].startswith(f"{EXAMPLES / 'rules.toml'}: 1 rule")
+
+
+def test_rules_check_needs_a_file_or_builtin(capsys):
+    """With neither files nor ``--builtin`` there is nothing to check: a usage error."""
+    with pytest.raises(SystemExit) as exited:
+        main(["rules", "check"])
+    assert exited.value.code == EXIT_USAGE
+    assert "give rules files to check, or --builtin" in capsys.readouterr().err

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from llm_errors import ErrorCode, Example, RulesFileError
-from llm_errors._rules import user
+from llm_errors._rules import reader
 from llm_errors._rules.user import parse_rules
 
 # The Claude Code rule (its source is in the file), its example's message and source.
@@ -93,7 +93,7 @@ def _mutated(old: str, new: str) -> str:
             _mutated("pattern = '", "pattern = 3\n#'"),
             RULE_ID,
             "pattern",
-            "must be a non-empty string, got an integer",
+            "must be a non-empty string or array of them, got an integer",
             id="pattern-not-a-string",
         ),
         pytest.param(
@@ -176,6 +176,13 @@ def _mutated(old: str, new: str) -> str:
             id="example-without-text",
         ),
         pytest.param(
+            _mutated(f'  "{CLAUDE}",', f'  "{"x" * (reader.TEXT_LIMIT + 1)}",'),
+            RULE_ID,
+            "examples[1].text",
+            f"is over the limit of {reader.TEXT_LIMIT} characters",
+            id="example-over-the-text-limit",
+        ),
+        pytest.param(
             VALID + VALID, RULE_ID, "id", "is the id of an earlier rule", id="duplicate-id"
         ),
     ],
@@ -234,7 +241,7 @@ def test_a_bad_value_is_never_quoted():
 def test_limits_are_named_and_enforced(monkeypatch, limit, text, field):
     """Each bound has a name; going over it is an error naming the limit's figure."""
     small = {"RULES_LIMIT": 1, "EXAMPLES_LIMIT": 1, "PATTERN_LIMIT": 10, "TEXT_LIMIT": 10}
-    monkeypatch.setattr(user, limit, small.get(limit, 100))
+    monkeypatch.setattr(reader, limit, small.get(limit, 100))
     with pytest.raises(RulesFileError) as caught:
         parse_rules(text, name="f")
     assert caught.value.field == field
