@@ -399,9 +399,9 @@ class Classifier:
 
     def _from_exception(self, exc: BaseException) -> _Decision | None:
         # The final exception and its explicit causes first; implicit contexts (an earlier,
-        # different failure) only when those decide nothing (docs/errors.md, policy 21).
+        # different failure) only when those decide nothing (docs/errors.md, policy explicit-cause).
         # A cancellation is the exception: what it was raised while handling (a timeout, as
-        # ``asyncio.timeout`` does) can explain it (policy 6).
+        # ``asyncio.timeout`` does) can explain it (policy abort-by-timeout).
         explicit = walk_exceptions(exc, linked=explicit_links)
         decision = self._from_nodes(explicit)
         if decision is None or decision.code is ErrorCode.ABORTED:

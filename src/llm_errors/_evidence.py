@@ -351,7 +351,7 @@ def explicit_links(exc: BaseException) -> Iterator[BaseException]:
 
     ``raise … from err`` says why the outer error happened; an exception raised while
     handling another (``__context__`` alone) is a later, different failure, so what the
-    final exception says about itself is read first (docs/errors.md, policy 21).
+    final exception says about itself is read first (docs/errors.md, policy explicit-cause).
     """
     context = None if exc.__context__ is exc.__cause__ else exc.__context__
     for node in _linked(exc):

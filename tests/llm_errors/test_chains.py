@@ -1,4 +1,4 @@
-"""Explicit causes explain, implicit contexts do not outrank (docs/errors.md, policy 21)."""
+"""Explicit causes explain, implicit contexts do not outrank (policy explicit-cause)."""
 
 import json
 from pathlib import Path

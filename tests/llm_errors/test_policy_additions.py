@@ -1,4 +1,4 @@
-"""The policy rules 9 to 22 of ``docs/errors.md`` (and later points of 2), each on real strings.
+"""The later policies of ``docs/errors.md``, each on real strings.
 
 The strings are read from ``tests/llm_errors/corpus`` by id, so each case is a message
 seen in public and its label is the one the corpus gives it.

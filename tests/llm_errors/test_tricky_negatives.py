@@ -43,12 +43,12 @@ KNOWN_MISSES = {
     "reads as our cancel (abort.caller)",
     "timeout-roocode-001": "Roo's 'aborted: timed out or manually cancelled' reads as a cancel",
     "inv-litellm-001": "the completion reservation alone fills the window: needs a number "
-    "comparison no pattern can make (docs/errors.md, policy 3)",
-    "inv-vllm-001": "the requested output alone fills the window (policy 3)",
-    "inv-azure-001": "the requested completion alone exceeds the window (policy 3)",
-    "inv-openrouter-003": "the requested output alone equals the window (policy 3)",
-    "inv-vllm-002": "the requested completion alone equals the window (policy 3)",
-    "freshb-060": "the requested completion alone fills the window (policy 3)",
+    "comparison no pattern can make (docs/errors.md, policy never-fits)",
+    "inv-vllm-001": "the requested output alone fills the window (policy never-fits)",
+    "inv-azure-001": "the requested completion alone exceeds the window (policy never-fits)",
+    "inv-openrouter-003": "the requested output alone equals the window (policy never-fits)",
+    "inv-vllm-002": "the requested completion alone equals the window (policy never-fits)",
+    "freshb-060": "the requested completion alone fills the window (policy never-fits)",
     "server-portkey-001": "a gateway's 200 body 'Network connection lost.' reads as TRANSPORT",
     "invalid-letta-001": "a relay's 500 wrapping an upstream 400 reads as SERVER",
 }

@@ -363,7 +363,8 @@ def test_grpc_error_is_read_through_code_and_details():
 
     InactiveRpcError.__module__ = "grpc._channel"
     # UNAVAILABLE with "failed to connect to all addresses" is a connection failure inside
-    # gRPC's wrapper: TRANSPORT (docs/errors.md, policy 17), read through code and details.
+    # gRPC's wrapper: TRANSPORT (docs/errors.md, policy wrapped-connection-failures), read
+    # through code and details.
     assert classify(InactiveRpcError()).code is E.TRANSPORT
 
 

@@ -49,7 +49,7 @@ CASES = {
             ),
         },
     ),
-    # anthropics/claude-code#4684: the credit error comes as a 400 (policy rule 2).
+    # anthropics/claude-code#4684: the credit error comes as a 400 (policy quota-wording-wins).
     "status-400-credit": (
         E.QUOTA_EXCEEDED,
         "anthropic.BadRequestError",

@@ -128,7 +128,7 @@ CASES = {
             ),
         },
     ),
-    # continuedev/continue#10066: no free-tier quota at all (policy rule 2, limit: 0).
+    # continuedev/continue#10066: no free-tier quota at all (policy quota-wording-wins, limit: 0).
     "status-429-limit-zero": (
         E.QUOTA_EXCEEDED,
         "google.genai.errors.ClientError",
@@ -155,7 +155,7 @@ CASES = {
         "google.genai.errors.ServerError",
         {"status": 502, "body": _GOOGLE_502, "content_type": "text/html; charset=UTF-8"},
     ),
-    # google-gemini/gemini-cli#12831: the status outranks "overloaded" (policy rule 4).
+    # google-gemini/gemini-cli#12831: the status outranks "overloaded" (policy overload).
     "status-503": (
         E.SERVER,
         "google.genai.errors.ServerError",
@@ -164,7 +164,7 @@ CASES = {
             "json": _error(503, "UNAVAILABLE", "The model is overloaded. Please try again later."),
         },
     ),
-    # googleapis/python-genai#1808: the backend's own deadline (policy addition 2).
+    # googleapis/python-genai#1808: the backend's own deadline (policy who-cancelled).
     "status-503-deadline": (
         E.SERVER,
         "google.genai.errors.ServerError",

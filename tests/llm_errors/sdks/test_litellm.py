@@ -212,7 +212,7 @@ XFAIL = {
             f,
         ): "litellm reports an unparseable 200 as 'APIConnectionError: "
         "AnthropicException - Unable to get json response': a malformed output, not a "
-        "connection failure (PROVIDER_ERROR, policy addition 4)"
+        "connection failure (PROVIDER_ERROR, policy output-failures)"
         for f in _FORMS
     },
 }

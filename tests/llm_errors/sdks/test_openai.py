@@ -133,7 +133,7 @@ CASES = {
     # The docs' 500.
     "status-500": (E.SERVER, "openai.InternalServerError", {"status": 500, "json": _SERVER_ERROR}),
     "status-502": (E.SERVER, "openai.InternalServerError", {"nginx": 502}),
-    # The docs' 503: the status outranks "overloaded" (docs/errors.md, policy rule 4).
+    # The docs' 503: the status outranks "overloaded" (docs/errors.md, policy overload).
     "status-503": (
         E.SERVER,
         "openai.InternalServerError",
@@ -174,7 +174,7 @@ CASES = {
     ),
     "refused": (E.TRANSPORT, "openai.APIConnectionError", {"mode": "refused"}),
     "hang-up": (E.TRANSPORT, "openai.APIConnectionError", {"mode": "hang_up"}),
-    # A 200 whose JSON is cut: the SDK's json.loads fails (policy addition 4: output that
+    # A 200 whose JSON is cut: the SDK's json.loads fails (policy output-failures: output that
     # cannot be parsed is PROVIDER_ERROR).
     "malformed-200": (
         E.PROVIDER_ERROR,
