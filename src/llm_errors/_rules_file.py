@@ -21,6 +21,7 @@ from pathlib import Path
 import regex as _re
 
 from llm_errors._classify import Classifier
+from llm_errors._match.bounds import bounds_problem
 from llm_errors._match.matcher import FLAGS, TextMatcher
 from llm_errors._rules.builtin import FILE, RULES
 from llm_errors._rules.reader import RULES_FILE_LIMIT, RulesFileError
@@ -45,8 +46,12 @@ def _fail(rule: Rule, field: str, detail: str) -> RulesFileError:
 
 def _pattern_problem(rule: Rule) -> RulesFileError | None:
     """Whether the pattern compiles as the matcher compiles it and cannot match an empty text."""
+    if (problem := bounds_problem(rule.pattern)) is not None:
+        return _fail(rule, "pattern", problem)
     try:
         compiled = _re.compile(rule.pattern, FLAGS)
+    except ValueError as exc:  # flags the regex module refuses together, as (?V1) and V0
+        return _fail(rule, "pattern", f"does not compile: {exc}")
     except _re.error as exc:  # the message and position, never the pattern
         # ``regex.error`` has ``msg`` and ``pos`` as ``re.error`` does (its stubs omit them).
         msg, pos = getattr(exc, "msg", str(exc)), getattr(exc, "pos", None)

@@ -40,6 +40,7 @@ from typing import Final, NamedTuple
 
 import regex as _re
 
+from llm_errors._match.bounds import bounds_problem
 from llm_errors._match.prefilter import (
     COMMON,
     LINE_START,
@@ -178,6 +179,8 @@ def _line_starts(text: str) -> Iterator[int]:
 
 
 def _validate(rule: Rule, position: int) -> None:
+    if (problem := bounds_problem(rule.pattern)) is not None:
+        raise ValueError(f"rule {rule.id!r}: pattern {problem}")
     if _GLOBAL_FLAGS.search(rule.pattern):
         raise ValueError(
             f"rule {rule.id!r}: global inline flags such as '(?i)' would leak into other rules; "
@@ -192,7 +195,7 @@ def _validate(rule: Rule, position: int) -> None:
         return  # compiled by the tests (tests/llm_errors/match): a fifth of a second saved
     try:
         _re.compile(_alternative(position, rule.pattern), FLAGS)
-    except _re.error as exc:
+    except (_re.error, ValueError) as exc:  # ValueError: flags regex refuses together
         raise ValueError(f"rule {rule.id!r}: pattern does not compile: {exc}") from exc
 
 
