@@ -14,12 +14,17 @@ __all__ = ["inert", "redact", "scrub"]
 _DATA_URL = _re.compile(r"data:([\w.+-]+/[\w.+-]+)?(?:;[\w=.+-]+)*,[^\s\"'<>)\]}]*", _re.IGNORECASE)
 # Anchored at the start of a run, so a long word is scanned once, not from every offset.
 _BASE64_RUN = _re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{64,}={0,2}")
-_BEARER = _re.compile(r"(?=[bB])\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}", _re.IGNORECASE)
+# The space after the scheme may be URL-encoded (``authorization=Bearer%20...``).
+_BEARER = _re.compile(
+    r"(?=[bB])\b(Bearer|Basic)(?:\s+|%20|\+)[A-Za-z0-9._~+/=-]{8,}", _re.IGNORECASE
+)
 _KEYED = _re.compile(
     r"""(?x)
-    (?=[aAxXsSpPtT])   # a cheap first-letter gate before the alternation
-    (?P<k>\b(?:api[-_]?key|x-api-key|x-goog-api-key|authorization|access[-_]?token
-           |secret|password|token)\b)
+    (?=[aAxXsSpPtTkK])   # a cheap first-letter gate before the alternation
+    (?P<k>\b(?:api[-_\ ]?key|x-api-key|x-goog-api-key|authorization|access[-_]?token
+           |secret|password|token)\b
+        # a bare "key" only as a query parameter or a quoted name: ?key=, "key":
+        |(?<=[?&;]|["'])key\b)
     (?P<sep>["']?\s*[:=]\s*["']?)
     (?!Bearer\b|Basic\b|<redacted>)
     (?P<v>[^\s"',&;}]{6,})

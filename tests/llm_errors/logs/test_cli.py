@@ -745,3 +745,26 @@ def test_terminal_controls_from_the_log_are_shown_escaped(capsys, tmp_path):
     assert "gone\\u202e.log" in err
     for shown in (out, err):
         assert not set(shown) & {"\x1b", "\x07", "\u202e"}
+
+
+def test_keys_without_a_known_prefix_reach_neither_output_nor_report(capsys, tmp_path):
+    """A key its context names (``?key=``, ``"key":``, an encoded bearer) is redacted."""
+    secret = "abcdefghijklmnop123"
+    log = tmp_path / "keys.log"
+    log.write_text(
+        "2026-01-01 ERROR app: 400 Bad Request for url https://generativelanguage.googleapis"
+        f".com/v1beta/models/gemini:generateContent?key={secret}\n"
+        f'2026-01-01 ERROR app: 401 Unauthorized {{"key": "{secret}", "model": "x"}}\n'
+        f"2026-01-01 ERROR app: 401 Invalid API key: '{secret}'\n"
+        f"2026-01-01 ERROR app: 502 Bad Gateway https://x/y?authorization=Bearer%20{secret}&z=1\n",
+        encoding="utf-8",
+    )
+    status, out, _ = run(capsys, "classify", "--format", "jsonl", str(log))
+    assert status == EXIT_OK
+    assert len(out.splitlines()) == 4
+    assert secret not in out
+    report = tmp_path / "report.html"
+    assert main(["report", str(log), "-o", str(report)]) == EXIT_OK
+    page = report.read_text(encoding="utf-8")
+    assert "<redacted>" in page or "&lt;redacted&gt;" in page
+    assert secret not in page
