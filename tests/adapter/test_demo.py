@@ -1,6 +1,7 @@
 """``python -m adapter demo``: in process, as a subprocess, and ``--live`` against the fake."""
 
 import io
+import runpy
 import subprocess
 import sys
 from importlib import metadata
@@ -189,6 +190,18 @@ def test_every_usage_error_is_one_line_and_exit_2(capsys):
 def test_a_usage_error_names_the_command_as_it_was_run(capsys):
     """Run as ``python -m adapter``, the line names that, as ``--help`` does."""
     assert main(["demo", "--delay", "61"], prog="python -m adapter") == 2
+    assert capsys.readouterr().err == (
+        "python -m adapter demo: error: argument --delay: expected 0 to 60 seconds, got '61' "
+        "(see python -m adapter demo --help)\n"
+    )
+
+
+def test_python_dash_m_adapter_exits_with_the_status_of_main(monkeypatch, capsys):
+    """``python -m adapter`` runs ``main`` under that name and exits with its status."""
+    monkeypatch.setattr(sys, "argv", ["adapter", "demo", "--delay", "61"])
+    with pytest.raises(SystemExit) as info:  # the file ``-m`` runs, run as ``-m`` runs it
+        runpy.run_path(str(Path(adapter.__file__).with_name("__main__.py")), run_name="__main__")
+    assert info.value.code == 2
     assert capsys.readouterr().err == (
         "python -m adapter demo: error: argument --delay: expected 0 to 60 seconds, got '61' "
         "(see python -m adapter demo --help)\n"

@@ -653,8 +653,15 @@ class StreamCall:
             message += f" (no data for {self.timeout.read:g} s)"
         elif isinstance(exc, httpx.ConnectTimeout) and self.timeout.connect is not None:
             message += f" (connect timeout {self.timeout.connect:g} s)"
+        # A status error raised by the caller's own client (a response hook's
+        # ``raise_for_status``) keeps the status and the wait the classifier read.
         error = error_class_for(verdict.code)(
-            message, provider=PROVIDER, model=self.model.id, rule=verdict.rule
+            message,
+            provider=PROVIDER,
+            model=self.model.id,
+            rule=verdict.rule,
+            status=verdict.status,
+            retry_after=verdict.retry_after,
         )
         return self._failed(error)
 

@@ -481,7 +481,13 @@ class FakeMistral:
             with contextlib.suppress(OSError):
                 handler.send_error(400, "Bad request body framing")
             return
-        target = urlsplit(handler.path)
+        try:
+            target = urlsplit(handler.path)
+        except ValueError:  # an absolute target that is no URL: "http://[::1/v1/..."
+            handler.close_connection = True
+            with contextlib.suppress(OSError):
+                handler.send_error(400, "Bad request target")
+            return
         headers: dict[str, str] = {}
         for name, value in handler.headers.items():
             key = name.lower()

@@ -5,10 +5,13 @@ import base64
 import contextlib
 import dataclasses
 import gc
+import gzip
 import json
 import logging
 import random
 import socket
+import threading
+import time
 import traceback
 from collections.abc import Callable
 from importlib import metadata
@@ -20,7 +23,7 @@ from syrupy.extensions.json import JSONSnapshotExtension
 
 from adapter import Context, StreamOptions, Tool, UnknownModelError, get_model
 from adapter._mistral.async_client import MistralAdapter
-from adapter._mistral.client import MissingApiKeyError, Settings, StreamCall, Timeouts
+from adapter._mistral.client import Limits, MissingApiKeyError, Settings, StreamCall, Timeouts
 from adapter._mistral.errors import UnmappableChunkError, partial_of
 from adapter._mistral.request import to_wire
 from adapter._mistral.sync_client import MistralAdapterSync
@@ -316,6 +319,7 @@ def test_api_key_from_the_environment(monkeypatch):
         pytest.param({"base_url": 8080}, TypeError, "base_url must be a str", id="url-type"),
         pytest.param({"timeouts": 3}, TypeError, "Timeouts", id="timeouts-type"),
         pytest.param({"retry": 3}, TypeError, "RetryPolicy", id="retry-type"),
+        pytest.param({"limits": {"max_line": 10}}, TypeError, "Limits", id="limits-type"),
         pytest.param({"headers": {"X-A": 1}}, TypeError, "X-A", id="header-value"),
         pytest.param(
             {"headers": {"Authorization": "Bearer x"}}, ValueError, "api_key", id="auth-header"
@@ -345,6 +349,21 @@ def test_bad_timeouts(timeouts, match):
     """Timeouts are finite positive seconds or ``None``."""
     with pytest.raises((TypeError, ValueError), match=match):
         Timeouts(**timeouts)
+
+
+@pytest.mark.parametrize(
+    ("limits", "error", "match"),
+    [
+        pytest.param({"max_line": 0}, ValueError, "max_line must be at least 1", id="zero"),
+        pytest.param({"error_body": -5}, ValueError, "error_body", id="negative"),
+        pytest.param({"max_read": 1.5}, TypeError, "max_read must be an int", id="float"),
+        pytest.param({"max_event": True}, TypeError, "max_event", id="bool"),
+    ],
+)
+def test_bad_limits(limits, error, match):
+    """Limits are whole numbers of bytes, at least 1 (a bool is not a number of bytes)."""
+    with pytest.raises(error, match=match):
+        Limits(**limits)
 
 
 def test_timeouts_are_capped_by_the_total():
@@ -418,6 +437,48 @@ def test_failures_before_the_first_event_are_retried(flavour, failure, code):
     (retried,) = recorder.events
     assert retried.classification.code is code
     assert isinstance(retried.error, TransportError if code is ErrorCode.TRANSPORT else ServerError)
+
+
+def _raise_for_status(response: httpx.Response) -> None:
+    response.raise_for_status()
+
+
+async def _araise_for_status(response: httpx.Response) -> None:
+    response.raise_for_status()
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_a_status_error_raised_by_the_callers_client_is_typed_and_retried(flavour):
+    """A caller's client hook raises for status: the 429 keeps its ``Retry-After``, retried."""
+
+    def sync() -> Outcome:
+        hooks = {"response": [_raise_for_status]}
+        with httpx.Client(event_hooks=hooks) as client:
+            return run(flavour, fake.url, client=client, retry=retry_policy())
+
+    async def main() -> Outcome:
+        events: list[Any] = []
+        hooks = {"response": [_araise_for_status]}
+        async with httpx.AsyncClient(event_hooks=hooks) as client:
+            adapter = MistralAdapter(
+                api_key=KEY, base_url=fake.url, client=client, retry=retry_policy()
+            )
+            async for event in adapter.stream(MODEL, CONTEXT):
+                events.append(event)  # noqa: PERF401 - the events of the retried attempt
+        return Outcome(events, None)
+
+    with FakeMistral(RATE_LIMITED, text_reply("ok"), default=None) as fake:
+        with instant_retries() as recorder:
+            outcome = sync() if flavour == "sync" else asyncio.run(main())
+        assert len(fake.requests) == 2
+    assert outcome.error is None
+    assert outcome.message.content == [TextContent(text="ok")]
+    (retried,) = recorder.events
+    assert isinstance(retried.error, RateLimitError)
+    assert isinstance(retried.error.__cause__, httpx.HTTPStatusError)
+    assert (retried.error.status, retried.error.retry_after) == (429, 2.0)
+    assert retried.classification.code is ErrorCode.RATE_LIMIT
+    assert recorder.sleeps == [2.0]  # not the policy's own 0.5 s
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
@@ -634,6 +695,22 @@ def test_finish_reason_without_done_succeeds(flavour):
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
+def test_a_gzip_stream_read_one_byte_at_a_time_decodes(flavour):
+    """A gzip body that arrives a byte per read (its header and trailer alone too) decodes whole."""
+    frames = b"".join(
+        Stream([role_chunk(), text_chunk("Hel"), text_chunk("lo"), finish_chunk()]).writes()
+    )
+    body = gzip.compress(frames)
+    pieces = [body[i : i + 1] for i in range(len(body))]  # one chunked-framing chunk each
+    stream = Stream(pieces, done=False, headers={"Content-Encoding": "gzip"})
+    with FakeMistral(stream, default=None) as fake:
+        outcome = run(flavour, fake.url)
+    assert outcome.error is None
+    assert outcome.types[-1] == "done"
+    assert outcome.message.content == [TextContent(text="Hello")]
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
 def test_malformed_json_is_a_provider_error(flavour):
     """A ``data:`` line that is not JSON: ``PROVIDER_ERROR`` naming the chunk, not retried."""
     stream = Stream([role_chunk(), text_chunk("Hi"), sse_event("{this is not json")])
@@ -737,6 +814,91 @@ def test_total_deadline_ends_a_stall(flavour):
     assert partial_of(outcome.error).content == [TextContent(text="Hi")]
 
 
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_total_deadline_holds_against_a_slow_consumer(flavour):
+    """A caller slower than ``total`` between events: TIMEOUT at the next read, body in or not."""
+    stream = Stream([role_chunk(), text_chunk("a"), text_chunk("b"), finish_chunk()])
+    timeouts = Timeouts(total=0.3)
+
+    def sync() -> Outcome:
+        events: list[Any] = []
+        with MistralAdapterSync(api_key=KEY, base_url=fake.url, timeouts=timeouts) as adapter:
+            try:
+                for event in adapter.stream(MODEL, CONTEXT):
+                    events.append(event)
+                    if event.type == "start":
+                        time.sleep(0.6)  # busy elsewhere until the deadline has passed
+            except LlmError as exc:
+                return Outcome(events, exc)
+        return Outcome(events, None)
+
+    async def main() -> Outcome:
+        events: list[Any] = []
+        async with MistralAdapter(api_key=KEY, base_url=fake.url, timeouts=timeouts) as adapter:
+            try:
+                async for event in adapter.stream(MODEL, CONTEXT):
+                    events.append(event)
+                    if event.type == "start":
+                        await asyncio.sleep(0.6)  # busy elsewhere until the deadline has passed
+            except LlmError as exc:
+                return Outcome(events, exc)
+        return Outcome(events, None)
+
+    with FakeMistral(stream, default=None) as fake:
+        outcome = sync() if flavour == "sync" else asyncio.run(main())
+        fake.wait_open_connections(0)
+    assert outcome.types == ["start"]
+    assert isinstance(outcome.error, LlmTimeoutError)
+    assert outcome.error.rule == "adapter.total_timeout"
+    assert partial_of(outcome.error).content == []
+
+
+def _wait_until(condition: Callable[[], object], seconds: float = 10.0) -> None:
+    """Poll ``condition`` until it holds; fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"not true after {seconds} s"
+        time.sleep(0.01)
+
+
+def test_sync_total_deadline_counts_the_wait_for_a_pooled_connection():
+    """A call queued behind a busy pool past ``total``: TIMEOUT once it gets a socket, no event.
+
+    The deadline passes while the call has no socket yet; the one it gets afterwards is
+    shut down as soon as it is known, so the request never gets a response.
+    """
+    busy = Stream([role_chunk(), text_chunk("Hi"), Pause(30), finish_chunk()])
+    outcomes: list[Outcome] = []
+    watchdogs: list[Any] = []  # the late call's deadline timer, seen through its trace hook
+
+    def late_call(client: httpx.Client) -> None:
+        timeouts = Timeouts(total=0.2)
+        outcomes.append(run("sync", fake.url, client=client, timeouts=timeouts))
+
+    def note_watchdog(request: httpx.Request) -> None:
+        watchdogs.append(request.extensions["trace"].__self__)
+
+    with FakeMistral(busy, text_reply("never sent"), default=None) as fake:
+        with httpx.Client(limits=httpx.Limits(max_connections=1)) as client:
+            owner = MistralAdapterSync(api_key=KEY, base_url=fake.url, client=client)
+            held = owner.stream(MODEL, CONTEXT)
+            assert next(held).type == "start"  # the pool's only connection is taken
+            client.event_hooks = {"request": [note_watchdog]}
+            thread = threading.Thread(target=late_call, args=(client,))
+            thread.start()
+            _wait_until(lambda: watchdogs and watchdogs[0].fired)  # its deadline has passed
+            held.close()  # frees the pool: the late call gets a connection
+            thread.join(15)
+        assert not thread.is_alive()
+        fake.wait_open_connections(0)
+        assert len(fake.requests) == 1  # the late request never got through
+    (outcome,) = outcomes
+    assert outcome.events == []
+    assert isinstance(outcome.error, LlmTimeoutError)
+    assert outcome.error.rule == "adapter.total_timeout"
+    assert "before a response" in str(outcome.error)
+
+
 # --- never_raise --------------------------------------------------------------------------
 
 
@@ -754,6 +916,19 @@ def test_never_raise_ends_with_an_error_event(flavour):
     assert final.error.stopReason == "error"
     assert "Mistral stream failed after 2 chunks" in final.error.errorMessage
     assert final.error.content == [TextContent(text="Hello")]
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_never_raise_on_success_streams_as_usual(flavour):
+    """With ``never_raise`` a reply that succeeds streams the same events, to ``done``."""
+    with FakeMistral(text_reply("Hello", " there"), text_reply("Hello", " there")) as fake:
+        plain = run(flavour, fake.url)
+        guarded = run(flavour, fake.url, options=StreamOptions(never_raise=True))
+        fake.wait_open_connections(0)
+    assert guarded.error is None
+    assert guarded.types == plain.types
+    assert guarded.types[-1] == "done"
+    assert guarded.message.content == [TextContent(text="Hello there")]
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
@@ -828,6 +1003,40 @@ def test_async_success_returns_the_connection_to_the_pool():
 
     with FakeMistral() as fake:
         asyncio.run(main(fake))
+
+
+#: A reply followed, after ``[DONE]``, by more than the 64 KiB the adapter reads past it.
+LONG_TAIL = Stream(
+    [
+        role_chunk(),
+        text_chunk("ok"),
+        finish_chunk(),
+        b"data: [DONE]\n\n",
+        b":" + b" " * (256 * 1024) + b"\n\n",
+    ],
+    done=False,
+)
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_a_long_tail_after_done_costs_the_connection_not_the_call(flavour):
+    """Over 64 KiB after ``[DONE]``: the call ends with ``done``; its connection is not reused."""
+
+    async def main() -> list[str]:
+        async with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+            first = await adapter.complete(MODEL, CONTEXT)
+            second = await adapter.complete(MODEL, CONTEXT)
+        return [first.stopReason, second.stopReason]
+
+    with FakeMistral(LONG_TAIL, text_reply("again"), default=None) as fake:
+        if flavour == "sync":
+            with MistralAdapterSync(api_key=KEY, base_url=fake.url) as adapter:
+                reasons = [adapter.complete(MODEL, CONTEXT).stopReason for _ in range(2)]
+        else:
+            reasons = asyncio.run(main())
+        fake.wait_open_connections(0)
+        assert fake.accepted_connections == 2
+    assert reasons == ["stop", "stop"]
 
 
 @pytest.mark.parametrize("explicit", [pytest.param(True, id="close"), pytest.param(False, id="gc")])
@@ -1069,6 +1278,17 @@ def test_translated_errors_never_echo_the_key():
     assert isinstance(error, InvalidRequestError)
     assert "plainkey42" not in str(error)
     assert "Illegal header value" in str(error)
+
+
+def test_a_long_httpx_message_is_cut_short():
+    """An ``httpx`` message longer than 200 characters is kept to its first 200, marked ``…``."""
+    call = Settings(
+        api_key=KEY, base_url="http://127.0.0.1", timeouts=None, headers=None, retry=None
+    ).prepare(MODEL, CONTEXT, None)
+    call.begin()
+    detail = "peer closed the connection; " * 20
+    error = call.translate(httpx.ReadError(detail))
+    assert str(error) == f"Mistral request failed before a response: ReadError: {detail[:200]}…"
 
 
 # --- reprs and leaks ----------------------------------------------------------------------

@@ -70,6 +70,18 @@ def test_an_error_is_scrubbed_in_every_text_attribute_and_its_pickle():
     assert error.code.value == "PROVIDER_ERROR"
 
 
+def test_an_error_inside_a_chain_is_scrubbed_in_every_text_attribute():
+    """An ``LlmError`` another exception chains loses the key from all its fields, not just args."""
+    inner = ProviderError(f"upstream {KEY}", provider="mistral", request_id=KEY, body={"k": KEY})
+    outer = RuntimeError(f"wrapped {KEY}")
+    outer.__cause__ = inner
+    Scrubber(KEY).chain(outer)
+    assert outer.args == ("wrapped <redacted>",)
+    assert inner.request_id == "<redacted>"
+    for surface in (str(inner), repr(inner), repr(vars(inner))):
+        assert KEY not in surface
+
+
 @pytest.mark.parametrize(
     "key",
     [
@@ -128,6 +140,21 @@ def test_a_header_value_that_would_break_the_request_is_rejected_without_showing
         MistralAdapterSync(api_key="k", headers={"X-Team": value})
     assert "secret" not in str(info.value)
     assert info.value.__cause__ is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("X Team", id="space"),
+        pytest.param("X-Team:", id="colon"),
+        pytest.param("", id="empty"),
+        pytest.param("X-Tëam", id="non-ascii"),
+    ],
+)
+def test_a_header_name_that_is_not_a_token_is_rejected(name):
+    """A caller header whose name is not an HTTP token fails at construction, not at send."""
+    with pytest.raises(ValueError, match="not a valid HTTP token"):
+        MistralAdapterSync(api_key="k", headers={name: "value"})
 
 
 def test_a_session_id_with_crlf_is_rejected_when_the_call_is_built():

@@ -244,6 +244,18 @@ def test_thinking_parts_keep_their_classes():
     assert think.signature == "s"
 
 
+def test_models_built_from_models_keep_their_classes():
+    """Parts given as models, not JSON, are told apart by their ``type`` too."""
+    think = wire.ThinkChunk(
+        thinking=[wire.TextChunk(text="hm"), wire.ReferenceChunk(reference_ids=[1])]
+    )
+    delta = wire.DeltaMessage(content=[think, wire.TextChunk(text="Hi")])
+    assert isinstance(delta.content, list)
+    assert [type(part) for part in delta.content] == [wire.ThinkChunk, wire.TextChunk]
+    assert [type(part) for part in think.thinking] == [wire.TextChunk, wire.ReferenceChunk]
+    assert think.thinking[1].reference_ids == [1]
+
+
 @pytest.mark.parametrize(
     ("item", "kind"),
     [
@@ -625,6 +637,12 @@ def test_parse_chunk_validates_everything_but_plain_text(payload):
         pytest.param(PLAIN.replace(b'{"content":"a"}', b'["a"]'), id="delta-not-an-object"),
         pytest.param(PLAIN.replace(b"[{", b"[null,{"), id="null-choice"),
         pytest.param(PLAIN + b" x", id="trailing-bytes"),
+        pytest.param(chunk('{"content":["a"]}'), id="bare-string-part"),
+        pytest.param(chunk('{"content":[{"type":"text","text":1}]}'), id="int-text"),
+        pytest.param(
+            chunk('{"content":[{"type":"thinking","thinking":[{"type":"text","text":null}]}]}'),
+            id="null-thinking-text",
+        ),
         pytest.param(b"[DONE]", id="not-json"),
     ],
 )

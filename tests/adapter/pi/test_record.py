@@ -212,6 +212,16 @@ def test_repr_shows_structure_not_payloads():
     assert "secretExtra=<" in repr(message)
 
 
+def test_repr_names_only_the_type_of_other_payload_values():
+    """An unknown key holding a list or a number shows as its type name, never its items."""
+    message = UserMessage.model_validate(
+        {"role": "user", "content": "x", "timestamp": 1, "attachments": [SECRET], "score": 0.25}
+    )
+    assert SECRET not in repr(message)
+    assert "attachments=<list>" in repr(message)
+    assert "score=<float>" in repr(message)
+
+
 def test_validation_errors_hide_the_input():
     """A rejected record's error names the field but not the payload it carried."""
     with pytest.raises(ValidationError) as info:

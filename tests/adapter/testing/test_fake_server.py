@@ -2,12 +2,14 @@
 
 import asyncio
 import doctest
+import importlib
 import json
 import os
 import re
 import signal
 import socket
 import struct
+import sys
 import threading
 import time
 from pathlib import Path
@@ -786,12 +788,40 @@ def test_client_leaving_during_a_trickle_frees_the_connection():
 def test_client_reset_during_a_stall_frees_the_connection():
     """A client that resets the connection during a stall is noticed at once."""
     with FakeMistral(Stream([text_chunk("a"), Pause(60)])) as server:
-        sock = socket.create_connection(("127.0.0.1", server.port))
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
         sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n\r\n")
-        assert sock.recv(4096).startswith(b"HTTP/1.1 200 ")
+        received = sock.recv(4096)
+        while b"data: " not in received:  # the first event is in: the server is in the stall
+            received += sock.recv(4096)
+        assert received.startswith(b"HTTP/1.1 200 ")
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         sock.close()
         server.wait_open_connections(0, timeout=5)
+
+
+def test_reset_to_a_client_that_stopped_reading_still_happens():
+    """``Drop(reset=True)`` waits for the client's acks only while they progress, then resets."""
+    request = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
+    with (
+        FakeMistral(Stream([Repeat(text_chunk("x" * 100), 40), Drop(reset=True)])) as server,
+        socket.socket() as sock,
+    ):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)  # room for a few events
+        sock.settimeout(10)
+        sock.connect(("127.0.0.1", server.port))
+        sock.sendall(request)  # and never read: the rest of the body stays unacknowledged
+        server.wait_open_connections(1)
+        server.wait_open_connections(0, timeout=10)
+        with pytest.raises(ConnectionResetError):
+            read_to_the_end(sock)
+
+
+def read_to_the_end(sock: socket.socket) -> bytes:
+    """Everything the peer sends until it closes."""
+    received = b""
+    while chunk := sock.recv(65536):
+        received += chunk
+    return received
 
 
 def test_data_from_the_client_during_a_stall_does_not_end_it():
@@ -855,6 +885,15 @@ def test_bad_request_framing_gets_a_400(fake, framing):
         sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" + framing + b"\r\n\r\n")
         assert sock.recv(1024).startswith(b"HTTP/1.1 400 ")
     assert fake.requests == ()
+
+
+def test_a_request_target_that_is_no_url_gets_a_400(fake, capsys):
+    """An absolute target ``urlsplit`` refuses is answered with 400, with no traceback."""
+    with socket.create_connection(("127.0.0.1", fake.port), timeout=30) as sock:
+        sock.sendall(b"POST http://[::1/v1/chat/completions HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(1024).startswith(b"HTTP/1.1 400 ")
+    assert fake.requests == ()
+    assert "Traceback" not in capsys.readouterr().err
 
 
 # --- async -------------------------------------------------------------------------------
@@ -951,27 +990,37 @@ def test_separate_process_cannot_start_twice():
 
 @pytest.mark.integration
 @pytest.mark.parametrize(
-    ("arguments", "events"),
+    ("arguments", "events", "at_least"),
     [
-        pytest.param(["--scenario", "big-stream", "--chunks", "5"], 8, id="big-stream"),
-        pytest.param(["--scenario", "text"], 6, id="text-default"),
+        pytest.param(["--scenario", "big-stream", "--chunks", "5"], 8, 0.0, id="big-stream"),
+        pytest.param(["--scenario", "text"], 6, 0.0, id="text-default"),
+        # Five writes (role, two texts, finish, [DONE]), each after a 0.1 s pause.
+        pytest.param(
+            ["--scenario", "text", "--chunks", "2", "--delay", "0.1"], 5, 0.5, id="text-paced"
+        ),
     ],
 )
-def test_command_line_serves_until_sigterm(capsys, arguments, events):
-    """``python -m adapter.testing serve`` prints its URL and serves until SIGTERM."""
+def test_command_line_serves_until_sigterm(capsys, arguments, events, at_least):
+    """``python -m adapter.testing serve`` prints its URL and serves until SIGTERM.
+
+    With ``--delay`` every write waits that long, so the reply takes at least the sum.
+    """
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     counts: list[int] = []
+    took: list[float] = []
 
     def client():
         deadline = time.monotonic() + 10
         with httpx.Client() as http:
             while time.monotonic() < deadline:
                 try:
+                    began = time.monotonic()
                     counts.append(
                         len(stream_events(http, f"http://127.0.0.1:{port}/v1/chat/completions"))
                     )
+                    took.append(time.monotonic() - began)
                     break
                 except httpx.ConnectError:
                     time.sleep(0.05)
@@ -990,7 +1039,21 @@ def test_command_line_serves_until_sigterm(capsys, arguments, events):
     assert code == 0
     assert restored == handlers  # main() put back the handlers it replaced
     assert counts == [events]
+    assert took[0] >= at_least
     assert capsys.readouterr().out == f"http://127.0.0.1:{port}\n"
+
+
+def test_python_dash_m_adapter_testing_exits_with_the_status_of_main(monkeypatch, capsys):
+    """``python -m adapter.testing`` runs ``main`` and exits with its status (2: usage error)."""
+    monkeypatch.setattr(sys, "argv", ["adapter.testing", "serve", "--port", "99999"])
+    monkeypatch.delitem(sys.modules, "adapter.testing.__main__", raising=False)
+    with pytest.raises(SystemExit) as info:  # what ``-m`` runs: the module's code, once
+        importlib.import_module("adapter.testing.__main__")
+    assert info.value.code == 2
+    assert capsys.readouterr().err == (
+        "python -m adapter.testing serve: error: argument --port: expected a port from 0 to "
+        "65535, got '99999' (see python -m adapter.testing serve --help)\n"
+    )
 
 
 #: Bad command lines of ``python -m adapter.testing``, and what the one line must name.
@@ -1000,9 +1063,11 @@ SERVE_USAGE_ERRORS: list[tuple[list[str], list[str]]] = [
     (["serve", "--port", "-1"], ["--port", "0 to 65535", "'-1'"]),
     (["serve", "--port", "http"], ["--port", "0 to 65535", "'http'"]),
     (["serve", "--chunks", "-5"], ["--chunks", "integer >= 0", "'-5'"]),
+    (["serve", "--chunks", "many"], ["--chunks", "integer >= 0", "'many'"]),
     (["serve", "--scenario", "big-stream", "--batch", "0"], ["--batch", "integer >= 1", "'0'"]),
     (["serve", "--delay", "-0.5"], ["--delay", "finite number of seconds >= 0", "'-0.5'"]),
     (["serve", "--delay", "inf"], ["--delay", "finite number of seconds >= 0", "'inf'"]),
+    (["serve", "--delay", "soon"], ["--delay", "finite number of seconds >= 0", "'soon'"]),
     (["serve", "--scenario", "huge"], ["--scenario", "'huge'", "'big-stream'"]),
     (["serve", "--verbose"], ["unrecognized arguments: --verbose", "--help"]),
     # A byte the locale could not decode reaches argv as a surrogate escape.
@@ -1044,6 +1109,16 @@ def test_command_line_that_cannot_listen_says_so_in_one_line(capsys):
     )
     assert err.count("\n") == 1
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == handlers
+
+
+def test_separate_process_that_does_not_stop_on_sigterm_is_killed():
+    """``close`` kills a child that ignores SIGTERM (here: stopped) after 10 s, and reaps it."""
+    server = FakeMistralProcess("text").start()
+    child = server._process
+    assert child is not None
+    os.kill(child.pid, signal.SIGSTOP)  # as a debugger or a suspended job would leave it
+    server.close()
+    assert child.returncode == -signal.SIGKILL
 
 
 def test_separate_process_text_preset():
