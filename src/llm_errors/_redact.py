@@ -21,10 +21,11 @@ _BEARER = _re.compile(
 _KEYED = _re.compile(
     r"""(?x)
     (?=[aAxXsSpPtTkK])   # a cheap first-letter gate before the alternation
-    (?P<k>\b(?:api[-_\ ]?key|x-api-key|x-goog-api-key|authorization|access[-_]?token
+    (?P<k>\b(?:api[-_]?key|x-api-key|x-goog-api-key|authorization|access[-_]?token
            |secret|password|token)\b
-        # a bare "key" only as a query parameter or a quoted name: ?key=, "key":
-        |(?<=[?&;]|["'])key\b)
+        # a bare "key" only as a query parameter or a quoted name (?key=, "key":), and
+        # "API key" spaced only before a quoted value (API key: '...')
+        |(?<=[?&;]|["'])key\b|\bapi\ key(?=\s*[:=]\s*["']))
     (?P<sep>["']?\s*[:=]\s*["']?)
     (?!Bearer\b|Basic\b|<redacted>)
     (?P<v>[^\s"',&;}]{6,})

@@ -3,10 +3,10 @@
 import contextlib
 import fcntl
 import gzip
+import importlib
 import io
 import json
 import os
-import runpy
 import signal
 import struct
 import subprocess
@@ -490,8 +490,9 @@ def test_module_exits_with_main_s_status(capsys, monkeypatch, argv, expected):
     """``python -m llm_errors`` reads the process arguments and exits with ``main``'s status."""
     status, out, err = expected
     monkeypatch.setattr(sys, "argv", ["llm-errors", *argv])
-    with pytest.raises(SystemExit) as exited:
-        runpy.run_module("llm_errors", run_name="__main__")
+    monkeypatch.delitem(sys.modules, "llm_errors.__main__", raising=False)
+    with pytest.raises(SystemExit) as exited:  # what ``-m`` runs: the module's code, once
+        importlib.import_module("llm_errors.__main__")
     assert exited.value.code == status
     captured = capsys.readouterr()
     assert captured.out == out
