@@ -179,8 +179,6 @@ def _line_starts(text: str) -> Iterator[int]:
 
 
 def _validate(rule: Rule, position: int) -> None:
-    if (problem := bounds_problem(rule.pattern)) is not None:
-        raise ValueError(f"rule {rule.id!r}: pattern {problem}")
     if _GLOBAL_FLAGS.search(rule.pattern):
         raise ValueError(
             f"rule {rule.id!r}: global inline flags such as '(?i)' would leak into other rules; "
@@ -192,7 +190,9 @@ def _validate(rule: Rule, position: int) -> None:
             "pattern, which renumbers groups)"
         )
     if rule in _BUILT_IN:
-        return  # compiled by the tests (tests/llm_errors/match): a fifth of a second saved
+        return  # compiled and measured by the tests (tests/llm_errors/match): 0.2 s saved
+    if (problem := bounds_problem(rule.pattern)) is not None:
+        raise ValueError(f"rule {rule.id!r}: pattern {problem}")
     try:
         _re.compile(_alternative(position, rule.pattern), FLAGS)
     except (_re.error, ValueError) as exc:  # ValueError: flags regex refuses together
