@@ -103,11 +103,11 @@ class RuleTable:
 
     rules: tuple[Rule, ...] = ()
     patterns: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: The ids of the rules, looked up for each rule of a user's file read on top.
+    ids: frozenset[str] = dataclasses.field(init=False)
 
-    @property
-    def ids(self) -> frozenset[str]:
-        """The ids of the rules."""
-        return frozenset(rule.id for rule in self.rules)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ids", frozenset(rule.id for rule in self.rules))
 
 
 def _kind(value: object) -> str:
