@@ -33,6 +33,7 @@ sensitive to other load.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import multiprocessing
 import os
@@ -127,9 +128,14 @@ def examples() -> list[str]:
 
 
 def generate(
-    lines: int, seed: int = 2, *, unique: bool = False, pool: Sequence[str] | None = None
+    lines: int,
+    seed: int = 2,
+    *,
+    unique: bool = False,
+    pool: Sequence[str] | None = None,
+    share: float = _ERROR_SHARE,
 ) -> list[str]:
-    """A deterministic log of ``lines`` lines, 15 % of them real error messages.
+    """A deterministic log of ``lines`` lines, ``share`` of them real error messages.
 
     The messages are drawn from ``pool`` (default: the rule examples), so they repeat
     (the CLI's verdict cache hits on nearly every one); with ``unique`` each error
@@ -140,8 +146,8 @@ def generate(
     pool = examples() if pool is None else pool
     out = []
     for i in range(lines):
-        stamp = f"2026-07-22T10:{i // 60000 % 60:02d}:{i // 1000 % 60:02d}.{i % 1000:03d}Z"
-        if rng.random() < _ERROR_SHARE:
+        stamp = _stamp(i)
+        if rng.random() < share:
             tail = f" (request id: req_{rng.getrandbits(96):024x})" if unique else ""
             out.append(
                 f"{stamp} ERROR {rng.choice(_LOGGERS)} [req={rng.getrandbits(64):016x}] "
@@ -149,6 +155,62 @@ def generate(
             )
         else:
             out.append(_normal_line(rng, stamp))
+    return out
+
+
+def _stamp(i: int) -> str:
+    return f"2026-07-22T10:{i // 60000 % 60:02d}:{i // 1000 % 60:02d}.{i % 1000:03d}Z"
+
+
+def _record(rng: random.Random, i: int, shape: int, message: str, error: bool) -> dict[str, object]:
+    """One record as structlog (0), pino (1) or python-json-logger (2) writes it.
+
+    structlog: ``JSONRenderer`` after ``add_log_level``, ``TimeStamper(fmt="iso")`` and
+    bound fields; pino: its default keys (numeric ``level``, epoch ``time``, ``pid``,
+    ``hostname``, ``msg``) with pino-http's ``res.statusCode`` and ``err`` serializer;
+    python-json-logger: ``%(asctime)s %(levelname)s %(name)s %(message)s``.
+    """
+    logger, request = rng.choice(_LOGGERS), f"{rng.getrandbits(64):016x}"
+    if shape == 0:
+        record: dict[str, object] = {"event": "call failed" if error else message}
+        if error:
+            record["error"] = message
+        record |= {"level": "error" if error else "info", "logger": logger}
+        return record | {"timestamp": _stamp(i), "request_id": request}
+    if shape == 1:
+        record = {"level": 50 if error else 30, "time": 1784714400000 + i, "pid": 4242}
+        record |= {"hostname": "worker-1", "reqId": request}
+        if error:
+            return record | {"err": {"type": "Error", "message": message}, "msg": message}
+        return (
+            record
+            | {"res": {"statusCode": 200}, "responseTime": rng.randint(1, 3000)}
+            | {"msg": message}
+        )
+    level = "ERROR" if error else rng.choice(_LEVELS)
+    stamp = _stamp(i).replace("T", " ").replace(".", ",").rstrip("Z")
+    text = f"call failed: {message}" if error else message
+    return {"asctime": stamp, "levelname": level, "name": logger, "message": text}
+
+
+def generate_records(lines: int, seed: int = 2, share: float = _ERROR_SHARE) -> list[str]:
+    """A deterministic JSON-lines log: ``share`` error records, a third of each library's shape.
+
+    The error records carry the rule examples; the others the ordinary messages.
+    """
+    rng = random.Random(seed)
+    pool = examples()
+    out = []
+    for i in range(lines):
+        error = rng.random() < share
+        message = (
+            rng.choice(pool)
+            if error
+            else rng.choice(_MESSAGES).format(
+                n=rng.randint(1, 5000), m=rng.randint(1, 900), path=rng.choice(_PATHS)
+            )
+        )
+        out.append(json.dumps(_record(rng, i, i % 3, message, error)))
     return out
 
 
@@ -279,6 +341,39 @@ def _grep(log: Path, repeat: int) -> float | None:
     return _median(run, repeat)
 
 
+def _speed_table(logs: Sequence[tuple[str, Path]], prefix: Path, repeat: int) -> None:
+    """Each log shape: our CLI's two formats (alternating) against pi-ai's heuristics.
+
+    Ours: CPU seconds of the whole process (``getrusage`` of the child: start-up,
+    reading, output), median of ``repeat``; pi-ai: its loop's time measured inside
+    Node (no start-up), median of ``repeat``. The ratio is pi-ai's seconds over ours.
+    """
+    print(
+        f"speed table: --jobs 1, MB per CPU-second of the whole process (medians of {repeat} "
+        "alternating runs), against pi-ai 1.6.0's loop timed inside Node:"
+    )
+    print(
+        f"  {'log shape':<34}{'MB':>7}{'table':>9}{'jsonl':>9}{'pi-ai':>9}"
+        f"{'table/pi-ai':>13}{'jsonl/pi-ai':>13}"
+    )
+    for label, path in logs:
+        size = path.stat().st_size / 1e6
+        cpu: dict[str, list[float]] = {"table": [], "jsonl": []}
+        for _ in range(repeat):
+            for fmt, runs in cpu.items():
+                before = _children_cpu()
+                _cli(path, fmt, 1)()
+                runs.append(_children_cpu() - before)
+        ours = {fmt: statistics.median(runs) for fmt, runs in cpu.items()}
+        piai, note = _piai(path, prefix, repeat)
+        cells = f"{size:7.1f}{size / ours['table']:9.1f}{size / ours['jsonl']:9.1f}"
+        if piai is None:
+            print(f"  {label:<34}{cells}  pi-ai {note}")
+            continue
+        ratios = f"{piai / ours['table']:12.2f}x{piai / ours['jsonl']:12.2f}x"
+        print(f"  {label:<34}{cells}{size / piai:9.1f}{ratios}")
+
+
 #: Iterations of the calibration loop (about a second of one core).
 _SPIN = 20_000_000
 
@@ -313,7 +408,7 @@ def _worst_case() -> None:
     print(f"worst case: classify() at the input cap ({MAX_INPUT:,} characters), best of 3")
     for label, unit, tail in WORST:
         text = (unit * (MAX_INPUT // len(unit) + 1))[: MAX_INPUT - len(tail) - 1] + " " + tail
-        best = min(_median(lambda text=text: classify(text), 1) for _ in range(3))
+        best = min(_median(functools.partial(classify, text), 1) for _ in range(3))
         verdict = classify(text)
         print(f"  {label:<32}{best * 1000:8.1f} ms  {verdict.rule}")
 
@@ -348,13 +443,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"log: {len(lines):,} lines, {megabytes:.1f} MB, {errors / len(lines):.1%} error "
             f"lines; {len(RULES)} rules; {cores} cores; scan: {engine}"
         )
-        unique = Path(tmp) / "unique.log"
-        unique.write_text(
-            "".join(f"{line}\n" for line in generate(args.lines, unique=True)), encoding="utf-8"
-        )
+        shapes = [("text, 15 % error lines", log)]
+        for label, name, made in (
+            ("text, 1 % error lines", "rare.log", generate(args.lines, share=0.01)),
+            ("text, 15 %, unique id per error", "unique.log", generate(args.lines, unique=True)),
+            ("JSON lines, 15 % error records", "records.jsonl", generate_records(args.lines)),
+        ):
+            path = Path(tmp) / name
+            path.write_text("".join(f"{line}\n" for line in made), encoding="utf-8")
+            shapes.append((label, path))
+        _speed_table(shapes, args.piai_prefix, args.repeat)
         ours: dict[str, float] = {}
         runs = [(log, fmt, jobs, "") for fmt in ("jsonl", "table") for jobs in (1, 0)]
-        runs += [(unique, fmt, 1, " (unique ids)") for fmt in ("jsonl", "table")]
         for path, fmt, jobs, note in runs:
             label = f"llm-errors --format {fmt} --jobs {jobs}{note}"
             size = path.stat().st_size / 1e6

@@ -106,7 +106,7 @@ def test_cli_gives_the_recorded_findings(options, blocks, monkeypatch):
         monkeypatch.setattr(_blocks, "BLOCK_SIZE", 4096)  # many block boundaries
         assert _feed.block_filter() is not None
     else:
-        monkeypatch.setattr(_feed, "block_filter", lambda _classifier=None: None)
+        monkeypatch.setattr(_feed, "block_filter", lambda _classifier=None, **_scan: None)
     # Every file is split, with a short overlap: many cuts fall inside tracebacks.
     monkeypatch.setattr(_parallel, "PARALLEL_MIN", 0)
     monkeypatch.setattr(_parallel, "OVERLAP", 512)

@@ -17,6 +17,7 @@ Hyperscan (the ``hyperscan`` package, the ``fast`` extra) is optional: without i
 
 from __future__ import annotations
 
+import enum
 import functools
 import importlib
 import re
@@ -27,10 +28,17 @@ from typing import Any, Final
 
 from llm_errors._classify import MAX_INPUT
 from llm_errors.logs._input import LINE_LIMIT, InputError, Readable
-from llm_errors.logs._scan import MARKER_HINTS, TRACEBACK_HINT
+from llm_errors.logs._scan import (
+    ERROR_KEYS,
+    ERROR_LEVELS,
+    LEVEL_KEY_HINTS,
+    MARKER_HINTS,
+    PINO_ERROR_LEVEL,
+    TRACEBACK_HINT,
+)
 from llm_errors.logs._stored import load_or_compile
 
-__all__ = ["BLOCK_SIZE", "CutLine", "LineFilter", "iter_blocks", "line_filter"]
+__all__ = ["BLOCK_SIZE", "CutLine", "LineFilter", "Records", "iter_blocks", "line_filter"]
 
 #: Bytes read at a time (the last partial line is carried to the next block).
 BLOCK_SIZE: Final = 1 << 20
@@ -40,13 +48,13 @@ _WORDS: Final = 1
 # What makes a line worth the per-line scan, besides a trigger word of a rule: every
 # error marker of ``_scan.has_marker`` contains one of the hints.
 _MARKER_HINTS: Final = (*MARKER_HINTS, TRACEBACK_HINT)
-# Lines the cheap paths would treat differently: a JSON object (after any leading
-# space; a non-ASCII first character is taken to be space, to be safe), NUL and ESC
-# (binary data, ANSI colours), and the characters IGNORECASE folds to ASCII letters.
-_SPECIAL: Final = (
-    rb"^[\t\x0b\x0c\r \x1c-\x1f]*(?:\{|[\x80-\xff])|[\x00\x1b]"
-    rb"|\xc5\xbf|\xc4\xb0|\xc4\xb1|\xe2\x84\xaa"
-)
+# Lines the cheap paths would treat differently: NUL and ESC (binary data, ANSI
+# colours), the characters IGNORECASE folds to ASCII letters, a JSON object after
+# leading space (a non-ASCII first character is taken to be space, to be safe).
+_SPECIAL: Final = rb"[\x00\x1b]|\xc5\xbf|\xc4\xb0|\xc4\xb1|\xe2\x84\xaa|^[\t\x0b\x0c\r \x1c-\x1f]*"
+# ... and a JSON object at the line start, unless records are read by their signs.
+_OBJECT: Final = rb"\{"
+_LEAD: Final = rb"[\x80-\xff]|[\t\x0b\x0c\r \x1c-\x1f]\{"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,38 +65,133 @@ class CutLine:
     cut: int
 
 
+# A record line not closed by ``}`` (cut short, or not JSON): its own expression, as
+# Hyperscan takes an end anchor only at an expression's end.
+_NOT_CLOSED: Final = rb"^\{(?:[^\n]*[^}\r\n])?\r?$"
+
+
+class Records(enum.Enum):
+    """How the filter takes a line that starts with ``{`` (a JSON record, in ``auto`` input)."""
+
+    KEEP = "keep"
+    """Every such line is looked at (``--field`` names what to classify; text input)."""
+    SIGNS = "signs"
+    """Only a record with a sign of an error is looked at; the others are passed over
+    unparsed and counted as records (``auto`` input without ``--field``)."""
+    ONLY = "only"
+    """As :attr:`SIGNS`, and every line that does not start with ``{`` is looked at
+    (``jsonl`` input without ``--field``: such a line is a problem to report)."""
+
+
+def _loose(word: str) -> bytes:
+    """``word`` caseless, with ``_``, ``-`` and ``@`` anywhere (as ``_evidence`` reads keys)."""
+    return b"(?i:" + b"[_@-]*".join(letter.encode() for letter in word) + b")"
+
+
+def _signs(identifiers: Iterable[str]) -> bytes:
+    """What makes a JSON record line worth parsing (``_scan.Scanner._record``'s tests).
+
+    Any one suffices (besides :data:`_NOT_CLOSED` and a rule's word in a value): an
+    error level (a level key with an error name in its value or a number from pino's
+    error level on), an error key, an error status (a ``status`` or ``code`` key, in
+    any spelling, with a 4xx or 5xx value), an error identifier (``identifiers``,
+    caseless, anywhere), an escape or control character (the text may hide any of
+    these), or a line that may not be valid JSON: a first key not in double quotes,
+    a single-quoted value, a trailing comma, two objects.
+    """
+    level_keys = b"|".join(re.escape(hint.encode()) for hint in LEVEL_KEY_HINTS)
+    level_key = rb"(?:" + level_keys + rb")(?:name|NAME|Name)?\"[ \t]*:[ \t]*"
+    names = sorted(ERROR_LEVELS)
+    prefixes = b"|".join(
+        name.encode() for name in names if not any(name.startswith(o) for o in names if o != name)
+    )
+    # PINO_ERROR_LEVEL is a multiple of ten: 50 and on is [5-9][0-9] or three digits and more.
+    numbers = rb"[%d-9][0-9]|[1-9][0-9]{2,}" % (PINO_ERROR_LEVEL // 10)
+    words: list[bytes] = []
+    digits: list[bytes] = []
+    for identifier in sorted(identifiers):
+        escaped = b"".join(b"\\x%02x" % byte for byte in identifier.encode())
+        (digits if identifier.isdigit() else words).append(escaped)
+    key = rb"(?:" + _loose("status") + rb"|" + _loose("code") + rb")[_@-]*\"[ \t]*:[ \t]*"
+    signs = [
+        level_key + rb"\"[^\"\n]*(?i:" + prefixes + rb")",
+        level_key + rb"(?:" + numbers + rb")",
+        b"|".join(re.escape(b'"%s"' % name.encode()) for name in ERROR_KEYS),
+        key + rb"(?:\[|\"[^\"\n]*[45][0-9][0-9]|[45][0-9][0-9][ \t]*[,}\]])",
+        rb"[\\\x00-\x09\x0b\x0c\x0e-\x1f]|\r[^\n]",
+        rb"\}[ \t]*\{|,[ \t]*[}\]]|:[ \t]*'",
+    ]
+    if words:
+        signs.append(rb"(?i:" + b"|".join(words) + rb")")
+    if digits:
+        signs.append(rb"[^0-9](?:" + b"|".join(digits) + rb")[^0-9]")
+    return rb"^\{(?:[^\n]*(?:" + b"|".join(signs) + rb")|[ \t]*[^\"\s}])"
+
+
 class LineFilter:
     """One Hyperscan database: reports the end of each line that may hold an error.
 
     Two expressions: the rules' trigger words, and everything else that makes a line
     worth the per-line scan (the marker hints, a traceback header, a JSON object, the
     special characters). A line that only the words expression finds holds *words
-    only*: the scanner skips its other checks (:meth:`~llm_errors.logs.Scanner.feed_words`).
+    only*: the scanner skips its other checks (:meth:`~llm_errors.logs.Scanner.feed_words`),
+    unless it starts with ``{``.
+
+    With ``records`` other than :attr:`Records.KEEP`, a line starting with ``{`` is
+    reported for a trigger word, a marker hint other than a level key's, or a sign
+    of an error (:func:`_signs`; ``identifiers`` are the error bodies' identifiers):
+    ``{"level": "info", "msg": "served /healthz"}`` is passed over.
     """
 
-    def __init__(self, hyperscan: Any, tokens: Iterable[bytes]) -> None:
+    def __init__(
+        self,
+        hyperscan: Any,
+        tokens: Iterable[bytes],
+        records: Records = Records.KEEP,
+        identifiers: Iterable[str] = (),
+    ) -> None:
         tokens = sorted(tokens)
         ascii_tokens = [token for token in tokens if token.isascii()]
         words = b"|".join(re.escape(token) for token in ascii_tokens)
-        hints = "|".join(re.escape(hint) for hint in _MARKER_HINTS).encode()
         # A non-ASCII token (UTF-8, caseless) is found as a substring, as the matcher does.
         foreign = b"".join(
             b"|" + b"".join(b"\\x%02x" % byte for byte in token)
             for token in tokens
             if not token.isascii()
         )
+        if records is Records.KEEP:
+            hints = "|".join(re.escape(hint) for hint in _MARKER_HINTS).encode()
+            marked = hints + rb"|" + _SPECIAL + rb"(?:" + _OBJECT + rb"|[\x80-\xff])"
+        else:
+            # A level key alone marks a text line, not a record (its value must say error).
+            other = "|".join(re.escape(h) for h in _MARKER_HINTS if h not in LEVEL_KEY_HINTS)
+            level = "|".join(re.escape(hint) for hint in LEVEL_KEY_HINTS).encode()
+            marked = (
+                other.encode() + rb"|" + _SPECIAL + rb"(?:" + _LEAD + rb")"
+                rb"|^(?:[^{\n][^\n]*)?(?:" + level + rb")|" + _signs(identifiers)
+            )
+            if records is Records.ONLY:
+                marked += rb"|^[^{\n]"
         # Each reported once per line at its end: ``[^\n]*$`` runs to the line end, and
         # Hyperscan reports each end offset of an expression once.
-        expressions = [
-            rb"(?:" + hints + rb"|" + _SPECIAL + rb")[^\n]*$",
-            rb"(?:(?i:\b(?:" + words + rb")\b)" + foreign + rb")[^\n]*$",
-        ]
+        word = rb"(?:(?i:\b(?:" + words + rb")\b)" + foreign + rb")"
+        expressions = [rb"(?:" + marked + rb")[^\n]*$", word + rb"[^\n]*$"]
+        ids = [_MARKED, _WORDS]
+        if records is not Records.KEEP:
+            # In a record, only a word in a value counts (a key is never classified): the
+            # string holding it closes before ``,``, ``}`` or ``]``, or it ends a bare value.
+            expressions[1] = rb"^(?:[^{\n][^\n]*)?" + expressions[1]
+            expressions += [
+                rb"^\{[^\n]*" + word + rb"(?:[^\"\n]*\")?[ \t]*[,}\]][^\n]*$",
+                _NOT_CLOSED,
+            ]
+            ids += [_WORDS, _MARKED]
         flags = [hyperscan.HS_FLAG_MULTILINE] * len(expressions)
 
         def compile_database() -> Any:
             database = hyperscan.Database()
             database.compile(
-                expressions=expressions, ids=[_MARKED, _WORDS], elements=2, flags=flags
+                expressions=expressions, ids=ids, elements=len(expressions), flags=flags
             )
             return database
 
@@ -142,14 +245,20 @@ def _hyperscan() -> Any:
 
 
 @functools.cache
-def _filter_for(tokens: frozenset[bytes]) -> LineFilter | None:
+def _filter_for(
+    tokens: frozenset[bytes], records: Records, identifiers: frozenset[str]
+) -> LineFilter | None:
     module = _hyperscan()
-    return None if module is None else LineFilter(module, tokens)
+    return None if module is None else LineFilter(module, tokens, records, identifiers)
 
 
-def line_filter(tokens: frozenset[bytes]) -> LineFilter | None:
+def line_filter(
+    tokens: frozenset[bytes],
+    records: Records = Records.KEEP,
+    identifiers: frozenset[str] = frozenset(),
+) -> LineFilter | None:
     """The block filter for these trigger tokens, or ``None`` without Hyperscan."""
-    return _filter_for(tokens)
+    return _filter_for(tokens, records, identifiers)
 
 
 def iter_blocks(

@@ -15,16 +15,20 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 from llm_errors._classify import Classifier, _default
+from llm_errors._rules.status import BODY_TYPES
 from llm_errors.logs import _blocks
-from llm_errors.logs._blocks import CutLine, LineFilter, iter_blocks, line_filter
+from llm_errors.logs._blocks import CutLine, LineFilter, Records, iter_blocks, line_filter
 from llm_errors.logs._input import Readable, decode_line, iter_lines
-from llm_errors.logs._scan import Finding, Problem, Scanner
+from llm_errors.logs._scan import Finding, InputMode, Problem, Scanner
 
 __all__ = ["BlockFilter", "Feeder", "Watcher", "block_filter"]
 
 _PROGRESS_EVERY: Final = 4096  # lines between progress callbacks on the line-by-line path
+_BRACE: Final = ord("{")
 
 Events = Callable[[Sequence[Finding | Problem]], None]
+# The error bodies' identifiers (``"type": "insufficient_quota"``): a record holding one is parsed.
+_IDENTIFIERS: Final = frozenset(BODY_TYPES)
 
 
 class Watcher(Protocol):
@@ -53,15 +57,28 @@ class BlockFilter:
     may_match: Callable[[bytes], bool]
 
 
-def block_filter(classifier: Classifier | None = None) -> BlockFilter | None:
+def block_filter(
+    classifier: Classifier | None = None,
+    *,
+    mode: InputMode = InputMode.AUTO,
+    field: str | None = None,
+) -> BlockFilter | None:
     """The block filter for ``classifier`` (default: the default one), if Hyperscan is there.
 
-    ``None`` also when some rule of the classifier has no trigger tokens (a user rule
-    with only non-ASCII words, say): then every line must be looked at.
+    ``mode`` and ``field`` are the scan's: without a field, JSON records with no sign
+    of an error are passed over (:class:`~llm_errors.logs._blocks.Records`); ``jsonl``
+    input with a field is read line by line (``None``). ``None`` also when some rule
+    of the classifier has no trigger tokens (a user rule with only non-ASCII words,
+    say): then every line must be looked at.
     """
+    if mode is InputMode.JSONL and field:
+        return None
+    records = Records.KEEP
+    if not field and mode is not InputMode.TEXT:
+        records = Records.ONLY if mode is InputMode.JSONL else Records.SIGNS
     classifier = classifier or _default()
     tokens = classifier.trigger_tokens
-    lines = None if tokens is None else line_filter(tokens)
+    lines = None if tokens is None else line_filter(tokens, records, _IDENTIFIERS)
     return None if lines is None else BlockFilter(lines, classifier.may_match)
 
 
@@ -162,12 +179,20 @@ class Feeder:
                 continue  # a line already fed while following a traceback
             newline = block.rfind(b"\n", pos, end)
             start = pos if newline < 0 else newline + 1
-            if end in words_only and not may_match(block[start:end]):
+            words = end in words_only
+            if words and block[start] == _BRACE:
+                # A record of trigger words only: its text is its values', whose words
+                # are some of the line's, so the line without its ``{`` (which
+                # ``may_match`` then reads as text) tells for them too; else it is parsed.
+                if not may_match(block[start + 1 : end]):
+                    continue
+                words = False
+            elif words and not may_match(block[start:end]):
                 continue
             if start > pos:
                 self._skip(block, pos, start)
             self.number += 1
-            if end in words_only and not scanner.in_traceback:
+            if words and not scanner.in_traceback:
                 self.words(block[start:end])
             else:
                 self.line(block[start:end], 0)
@@ -233,17 +258,20 @@ class Feeder:
         if pos >= stop:
             return
         lines = block.count(b"\n", pos, stop) + (block[stop - 1 : stop] != b"\n")
+        # JSON records the filter passed over (``Records.SIGNS``): counted, not parsed.
+        records = block.count(b"\n{", pos, stop) + (block[pos] == _BRACE)
         self.number += 1  # the first skipped line releases a held finding
         second = 0  # where the second skipped line starts (0: none), when watched
         if self._watcher is not None:  # shown that line, as the line path would
             second = block.find(b"\n", pos, stop) + 1
             text = block[pos : (second or stop + 1) - 1].decode("utf-8").rstrip("\r\n")
             self._watcher.seen(self.number, text)
-        if events := scanner.gap():
+        if events := scanner.gap(records):
             self._emit(events)
         first = self.number
         self.number += lines - 1
         if 0 < second < stop:
             self._show(first + 1, block, second, stop)
         if self._clean is not None:
-            self._clean(first, self.number)
+            # The record count changes along a run with records: clean at its end only.
+            self._clean(self.number if records else first, self.number)

@@ -262,7 +262,7 @@ def scan_part(task: Task) -> Part:
     part.clean.append((task.first, task.first, 0, 0))  # a fresh scanner is clean
     with Path(task.path).open("rb") as raw:
         raw.seek(task.start)
-        found = None if task.mode is InputMode.JSONL else _feed.block_filter(classifier)
+        found = _feed.block_filter(classifier, mode=task.mode, field=task.field)
         feeder.read(_Window(raw, task.stop - task.start), found, lambda: None)
     if context is not None:
         part.stamps, part.stamped = context.memory()
@@ -339,13 +339,20 @@ def merge(parts: Sequence[Part], tasks: Sequence[Task]) -> Merged | None:
 
 @contextlib.contextmanager
 def pool(
-    jobs: int, rules: tuple[Rule, ...] = ()
+    jobs: int,
+    rules: tuple[Rule, ...] = (),
+    *,
+    mode: InputMode = InputMode.AUTO,
+    field: str | None = None,
 ) -> Iterator[concurrent.futures.ProcessPoolExecutor]:
-    """Worker processes: forked when this process has one thread, else spawned."""
+    """Worker processes: forked when this process has one thread, else spawned.
+
+    ``rules``, ``mode`` and ``field`` are the scan's: a forked worker inherits its filter.
+    """
     method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
     if method == "fork":
         # The classifier and the filter, built once and inherited.
-        _feed.block_filter(classifier_for(rules))
+        _feed.block_filter(classifier_for(rules), mode=mode, field=field)
     context = multiprocessing.get_context(method)
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as executor:
         yield executor

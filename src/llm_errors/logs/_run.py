@@ -185,7 +185,9 @@ class Run:
         """Scan ``paths`` in order, with ``--jobs`` processes for each large file."""
         jobs: int = self.args.jobs
         if jobs > 1:
-            with _parallel.pool(jobs, self.args.user_rules) as executor:
+            with _parallel.pool(
+                jobs, self.args.user_rules, mode=self.args.input, field=self.args.field
+            ) as executor:
                 for path in paths:
                     self.scan_parallel(path, executor, jobs)
         else:
@@ -220,9 +222,8 @@ class Run:
             self.problem(path, Problem(ProblemKind.UNREADABLE, exc.line, exc.detail))
 
     def _filter(self) -> BlockFilter | None:
-        if self.args.input is InputMode.JSONL:
-            return None
-        return _feed.block_filter(classifier_for(self.args.user_rules))
+        classifier = classifier_for(self.args.user_rules)
+        return _feed.block_filter(classifier, mode=self.args.input, field=self.args.field)
 
     def _read(self, source: Source, scanner: Scanner) -> None:
         """Feed every line to ``scanner``; ``self._number`` counts the lines read."""

@@ -49,10 +49,14 @@ from llm_errors.logs._prefix import canonical, message_start
 from llm_errors.logs._traceback import ParsedTraceback, TracebackParser, match_header
 
 __all__ = [
+    "ERROR_KEYS",
+    "ERROR_LEVELS",
     "EXCERPT_CACHE_LIMIT",
     "EXCERPT_LIMIT",
+    "LEVEL_KEY_HINTS",
     "MARKER_HINTS",
     "MISSING",
+    "PINO_ERROR_LEVEL",
     "TRACEBACK_HINT",
     "VERDICT_CACHE_LIMIT",
     "Finding",
@@ -96,7 +100,8 @@ _LEVEL_VALUE = re.compile(
         (?i:err(?:or)?|crit(?:ical)?|fatal|severe|panic|alert|emerg(?:ency)?)\b""",
     re.VERBOSE,
 )
-_LEVEL_KEYS_TEXT = ("evel", "EVEL", "everity", "EVERITY", "lvl", "LVL")
+#: What every level key holds (``level``, ``levelname``, ``severity``, ``lvl``), in any case.
+LEVEL_KEY_HINTS: Final = ("evel", "EVEL", "everity", "EVERITY", "lvl", "LVL")
 #: Every marker contains one of these substrings, and most lines contain none: one
 #: search for plain literals is cheaper than any marker search (the CLI's block
 #: filter looks for them too).
@@ -114,18 +119,21 @@ MARKER_HINTS: Final = (
     "anic:",
     "Uncaught",
     "Unhandled",
-    *_LEVEL_KEYS_TEXT,
+    *LEVEL_KEY_HINTS,
 )
 _MARKER_HINT = re.compile("|".join(re.escape(hint) for hint in MARKER_HINTS))
 #: What every traceback header line contains.
 TRACEBACK_HINT: Final = "most recent call last):"
 _TOO_DEEP: Final = "JSON nested too deeply to read; scanned as plain text"
 _LEVEL_KEYS = ("level", "levelname", "severity", "log.level", "lvl")
-_ERROR_LEVELS = frozenset(
+#: The level names that make a JSON record an error (lowercase, after stripping).
+ERROR_LEVELS: Final = frozenset(
     {"err", "error", "crit", "critical", "fatal", "severe", "panic", "alert", "emerg", "emergency"}
 )
-_PINO_ERROR_LEVEL = 50
-_ERROR_KEYS = (
+#: The numeric level from which a JSON record is an error (pino: 50 ``error``, 60 ``fatal``).
+PINO_ERROR_LEVEL: Final = 50
+#: Top-level keys whose truthy value makes a JSON record an error.
+ERROR_KEYS: Final = (
     "error",
     "err",
     "exception",
@@ -240,7 +248,7 @@ def _marked(text: str) -> bool:
     """:func:`has_marker` for a text known to hold a marker hint."""
     if _MARKER.search(text) is not None:
         return True
-    for key in _LEVEL_KEYS_TEXT:
+    for key in LEVEL_KEY_HINTS:
         start = text.find(key)
         while start >= 0:
             if _LEVEL_VALUE.match(text, start + len(key)):
@@ -337,11 +345,11 @@ def _record_flagged(record: Mapping[str, object]) -> bool:
     """Whether a JSON log record says it reports an error (level or error field)."""
     for key in _LEVEL_KEYS:
         level = lookup(record, key.split("."))
-        if isinstance(level, str) and level.strip().lower() in _ERROR_LEVELS:
+        if isinstance(level, str) and level.strip().lower() in ERROR_LEVELS:
             return True
-        if isinstance(level, int) and not isinstance(level, bool) and level >= _PINO_ERROR_LEVEL:
+        if isinstance(level, int) and not isinstance(level, bool) and level >= PINO_ERROR_LEVEL:
             return True
-    return any(record.get(key) for key in _ERROR_KEYS)
+    return any(record.get(key) for key in ERROR_KEYS)
 
 
 def _first_text(record: Mapping[str, object], paths: Sequence[Sequence[str]]) -> str | None:
@@ -480,13 +488,15 @@ class Scanner:
         """Whether the state is the initial one: no open traceback, no held finding."""
         return self._traceback is None and self._held is None
 
-    def gap(self) -> Sequence[Finding]:
+    def gap(self, records: int = 0) -> Sequence[Finding]:
         """Skip lines that are not errors (no trigger, marker, JSON or traceback header).
 
         Feeding them one by one would only release the held finding, which this does.
         Only valid when no traceback is open and the first of them does not
-        :meth:`continue <continues>` the held error line.
+        :meth:`continue <continues>` the held error line. ``records`` of them are JSON
+        records with no sign of an error (``LineFilter``): counted as read, not parsed.
         """
+        self.records += records
         held = self._take_held()
         return _NOTHING if held is None else (held,)
 

@@ -12,7 +12,7 @@ from llm_errors import Classifier, Layer, classify
 from llm_errors._classify import MAX_INPUT
 from llm_errors.logs._context import LineContext
 from llm_errors.logs._feed import Feeder, block_filter
-from llm_errors.logs._scan import Finding, Scanner
+from llm_errors.logs._scan import Finding, InputMode, Scanner
 from llm_errors.logs._timeline import RecentLines
 
 CORPUS = Path(__file__).parents[1] / "corpus"
@@ -98,8 +98,41 @@ _ERRORS = tuple(
     " ".join(json.loads(path.read_text(encoding="utf-8").splitlines()[0])["text"].split())
     for path in (CORPUS / "server_ratelimit.jsonl", CORPUS / "transport_timeout.jsonl")
 )
+#: JSON records as structlog, pino (with pino-http's ``res``) and python-json-logger write
+#: them: ordinary ones the filter passes over, and ones with each sign of an error
+#: (a level, an error key, a status or an error body's identifier, an escape) or of
+#: not being JSON (cut short, Python's repr, a trailing comma, two objects).
+#: A record whose value holds a rule's trigger word, but not the words it needs beside it.
+WORDS_RECORD = '{"level":"warn","msg":"connection pool size=10"}'
+RECORDS = (
+    '{"event": "request completed", "level": "info", "logger": "app.api"}',
+    (
+        '{"level":30,"time":1784714400000,"pid":4242,"res":{"statusCode":200},"responseTime":512,'
+        '"msg":"request completed"}'
+    ),
+    json.dumps({"level": 50, "err": {"type": "Error", "message": _ERRORS[0]}, "msg": _ERRORS[0]}),
+    '{"asctime": "2026-07-22 10:00:00,000", "levelname": "INFO", "message": "worker idle"}',
+    json.dumps({"levelname": "ERROR", "name": "llm.client", "message": f"failed: {_ERRORS[1]}"}),
+    '{"level":"info","msg":"done","status":451}',
+    '{"level":"info","msg":"done","http_status":" 418"}',
+    '{"level":"info","msg":"done","Status":["421"]}',
+    '{"level":"info","msg":"done","reason":"DATA_LOSS"}',
+    '{"level":"info","msg":"done","code":1300}',
+    '{"level":"info","msg":"done","exc_info":"x"}',
+    '{"level":60,"msg":"done"}',
+    '{"lvl":"crit","msg":"done"}',
+    '{"level":"info","msg":"line one\\nline two"}',
+    WORDS_RECORD,
+    '{"level":"info","msg":"upstream: connection reset by peer"}',
+    '{"level":"info","msg":"cut short"',
+    "{'level': 'info', 'msg': 'a repr'}",
+    '{"level":"info","count":1,}',
+    '{"level":"info"} {"level":"info"}',
+    "{}",
+)
 _POOL = (
     *WORD_LINES,
+    *RECORDS,
     "Traceback (most recent call last):",
     '  File "/app/client.py", line 12, in call',
     "    raise error",
@@ -112,8 +145,10 @@ _POOL = (
 )
 
 
-def _events(lines: list[str], *, blocks: bool) -> list[tuple[object, ...]]:
-    scanner = Scanner(classify)
+def _events(
+    lines: list[str], *, blocks: bool, mode: InputMode = InputMode.AUTO
+) -> list[tuple[object, ...]]:
+    scanner = Scanner(classify, mode=mode)
     events: list[tuple[object, ...]] = []
 
     def emit(found: object) -> None:
@@ -122,7 +157,7 @@ def _events(lines: list[str], *, blocks: bool) -> list[tuple[object, ...]]:
     feeder = Feeder(scanner, emit, number=1)
     data = "".join(line + "\n" for line in lines).encode()
     if blocks:
-        found = block_filter()
+        found = block_filter(mode=mode)
         assert found is not None
         feeder.block(data, found)
     else:
@@ -130,16 +165,37 @@ def _events(lines: list[str], *, blocks: bool) -> list[tuple[object, ...]]:
             feeder.number += 1
             feeder.line(raw, 0)
     emit(scanner.finish())
-    events.append(("lines", feeder.number))
+    events.append(("lines", feeder.number, "records", scanner.records))
     return events
 
 
+@pytest.mark.parametrize("mode", [InputMode.AUTO, InputMode.JSONL, InputMode.TEXT])
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(_POOL), max_size=30))
-def test_blocks_give_the_events_of_line_by_line(lines):
-    """Word lines inside and around tracebacks are passed over or fed exactly as lines are."""
+@given(lines=st.lists(st.sampled_from(_POOL), max_size=30))
+def test_blocks_give_the_events_of_line_by_line(mode, lines):
+    """Word lines and records, in and around tracebacks, are passed over or fed as lines are.
+
+    A record passed over is counted as read.
+    """
     pytest.importorskip("hyperscan")
-    assert _events(lines, blocks=True) == _events(lines, blocks=False)
+    assert _events(lines, blocks=True, mode=mode) == _events(lines, blocks=False, mode=mode)
+
+
+def test_records_without_a_sign_of_an_error_are_passed_over(monkeypatch):
+    """The ordinary records of the pool are not parsed (all are counted); every other one is."""
+    pytest.importorskip("hyperscan")
+    parsed: list[str] = []
+    parse = Scanner._parse_json
+
+    def spy(self: Scanner, number: int, text: str) -> object:
+        parsed.append(text)
+        return parse(self, number, text)
+
+    monkeypatch.setattr(Scanner, "_parse_json", spy)
+    events = _events(["INFO start", *RECORDS], blocks=True)
+    ordinary = [RECORDS[0], RECORDS[1], RECORDS[3], WORDS_RECORD, "{}"]
+    assert sorted(set(RECORDS) - set(parsed)) == sorted(ordinary)
+    assert events[-1] == ("lines", len(RECORDS) + 2, "records", len(RECORDS) - 4)
 
 
 #: Lines a report dates findings by, or must not: timestamps of every recognised form,

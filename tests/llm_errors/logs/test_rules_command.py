@@ -102,7 +102,7 @@ def test_a_line_only_a_user_rule_matches_is_found(
         monkeypatch.setattr(_blocks, "BLOCK_SIZE", 512)  # many block boundaries
         assert _feed.block_filter() is not None
     else:
-        monkeypatch.setattr(_feed, "block_filter", lambda _classifier=None: None)
+        monkeypatch.setattr(_feed, "block_filter", lambda _classifier=None, **_scan: None)
     monkeypatch.setattr(_parallel, "PARALLEL_MIN", 0)
     monkeypatch.setattr(_parallel, "OVERLAP", 256)
     log = _log(tmp_path, message, copies=5)
