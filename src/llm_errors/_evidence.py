@@ -22,12 +22,21 @@ from typing import Final
 from llm_errors._retry_after import parse_duration
 from llm_errors._rules.exceptions import qualified_names
 
-__all__ = ["Evidence", "explicit_links", "gather_mapping", "gather_object", "walk_exceptions"]
+__all__ = [
+    "MAX_VALUES",
+    "Evidence",
+    "explicit_links",
+    "gather_mapping",
+    "gather_object",
+    "gathered",
+    "walk_exceptions",
+]
 
 _MAX_TEXT: Final = 32_768
 _MAX_TOTAL_TEXT: Final = 131_072
 _MAX_DEPTH: Final = 8
-_MAX_VALUES: Final = 2_000
+#: Values one input is read for at most (every value counts, evidence or not).
+MAX_VALUES: Final = 2_000
 _MAX_NODES: Final = 64
 _MAX_JSON: Final = 1_000_000
 _MIN_STATUS, _MAX_STATUS = 100, 599
@@ -77,6 +86,7 @@ _TEXT_KEYS: Final = frozenset(
 )
 _TEXT_KEY_PARTS: Final = ("error", "err", "message", "msg", "exception", "reason", "detail")
 _HEADER_KEYS: Final = frozenset({"headers", "responseheaders"})
+_RETRY_KEYS: Final = frozenset({"retryafter", "retryafterms", "retrydelay"})
 
 
 @dataclass
@@ -182,9 +192,9 @@ def _string_value(key: str, value: str, evidence: Evidence, depth: int) -> None:
 
 def _gather_value(key: str, value: object, evidence: Evidence, depth: int) -> None:
     evidence._values += 1  # noqa: SLF001 - the evidence's own bound
-    if depth > _MAX_DEPTH or evidence._values > _MAX_VALUES:  # noqa: SLF001
+    if depth > _MAX_DEPTH or evidence._values > MAX_VALUES:  # noqa: SLF001
         return
-    if key in {"retryafter", "retryafterms", "retrydelay"}:
+    if key in _RETRY_KEYS:
         _retry_hint(key, value, evidence)
         return
     if isinstance(value, Mapping):
@@ -202,6 +212,20 @@ def _gather_value(key: str, value: object, evidence: Evidence, depth: int) -> No
     elif isinstance(value, list | tuple):
         for item in value[:50]:
             _gather_value(key, item, evidence, depth + 1)
+
+
+_GATHERED_KEYS: Final = _STATUS_KEYS | _ID_KEYS | _TEXT_KEYS | _HEADER_KEYS | _RETRY_KEYS
+
+
+def gathered(key: object) -> bool:
+    """Whether a value that is not a mapping or list under ``key`` can be evidence.
+
+    :func:`gather_mapping` reads such a value only under a status, identifier, text,
+    header or wait key; under any other key (``timestamp``, ``pid``) it is ignored,
+    so a mapping's verdict does not depend on it.
+    """
+    norm = _norm_key(key)
+    return norm in _GATHERED_KEYS or any(part in norm for part in _TEXT_KEY_PARTS)
 
 
 def gather_mapping(mapping: Mapping[object, object], evidence: Evidence, depth: int = 0) -> None:

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from llm_errors._classification import Classification, Layer
+from llm_errors._evidence import MAX_VALUES, gathered
 from llm_errors._redact import inert, redact, scrub
 from llm_errors.logs._group import Group
 from llm_errors.logs._prefix import canonical, message_start
@@ -362,15 +363,64 @@ def _first_text(record: Mapping[str, object], paths: Sequence[Sequence[str]]) ->
 
 def _record_text(record: Mapping[str, object]) -> str:
     """The record's message and error detail, or the record itself as compact JSON."""
+    return (
+        _told(record)
+        or json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)[
+            :_REDACT_WINDOW
+        ]
+    )
+
+
+def _told(record: Mapping[str, object]) -> str | None:
+    """The record's message and error detail (``None``: it has neither)."""
     summary = _first_text(record, _SUMMARY_KEYS)
     detail = _first_text(record, _DETAIL_KEYS)
     if summary and detail and detail != summary:
         return f"{summary}: {detail}"
-    if summary or detail:
-        return summary or detail or ""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)[
-        :_REDACT_WINDOW
-    ]
+    return summary or detail or None
+
+
+# The top-level keys a record's finding reads besides the classifier's evidence.
+_RECORD_KEYS: Final = frozenset(
+    {
+        *_LEVEL_KEYS,
+        *(key.split(".")[0] for key in _LEVEL_KEYS),
+        *ERROR_KEYS,
+        *(path[0] for path in (*_SUMMARY_KEYS, *_DETAIL_KEYS)),
+    }
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def _read(key: str) -> bool:
+    """Whether a record's finding can depend on a plain value (not a container) under ``key``."""
+    return key in _RECORD_KEYS or gathered(key)
+
+
+def _record_key(record: Mapping[str, object]) -> str | None:
+    """What a record's finding depends on, as one string; ``None``: cannot be cached.
+
+    Its containers and the plain values of the keys the finding reads (:func:`_read`)
+    in order: not a timestamp, a pid or a request id, so records that differ only in
+    those share a verdict. A record with a traceback in a string field, one near the
+    classifier's bound on values, or one without a message or error detail (its
+    excerpt is then the whole record) is not cached.
+    """
+    kept = {}
+    for key, value in record.items():
+        if type(value) is str and TRACEBACK_HINT in value:
+            return None
+        if type(value) in (dict, list) or _read(key):
+            kept[key] = value
+    try:
+        key = json.dumps(kept)
+    except RecursionError:
+        return None
+    # Every value counts towards the classifier's bound, read or not: far from the
+    # bound (values are at most the separators and containers, plus one), none is cut.
+    if len(record) + key.count(",") + key.count("[") + key.count("{") >= MAX_VALUES:
+        return None
+    return key
 
 
 class Scanner:
@@ -412,6 +462,8 @@ class Scanner:
         # header may follow it too); ``_group`` gathers those lines (not in JSONL mode).
         self._held: Finding | None = None
         self._group: Group | None = None
+        # Records classified as mappings, keyed on ``_record_key`` (oldest dropped first).
+        self._record_verdicts: dict[str, tuple[Classification, str, bool]] = {}
         self.records = 0
         self.missing_field = 0
 
@@ -595,6 +647,8 @@ class Scanner:
             if subject is MISSING or subject is None:
                 self.missing_field += 1
                 return None
+        if self._field is None:
+            return self._whole_record(number, record)
         if isinstance(subject, Mapping):
             verdict = self._classify(subject)
             verdict, text = self._embedded(subject, verdict, _record_text(subject))
@@ -611,6 +665,22 @@ class Scanner:
         if verdict.layer is Layer.FALLBACK and not flagged:
             return None
         return Finding(number, number, "record", verdict, text)
+
+    def _whole_record(self, number: int, record: Mapping[str, object]) -> Finding | None:
+        """A record classified as a mapping, through a cache keyed on :func:`_record_key`."""
+        key = _record_key(record)
+        known = None if key is None else self._record_verdicts.get(key)
+        if known is None:
+            verdict = self._classify(record)
+            verdict, text = self._embedded(record, verdict, _record_text(record))
+            flagged = _record_flagged(record) or has_marker(text)
+            known = (verdict, text, verdict.layer is not Layer.FALLBACK or flagged)
+            if key is not None and _told(record) is not None:
+                if len(self._record_verdicts) >= VERDICT_CACHE_LIMIT:
+                    del self._record_verdicts[next(iter(self._record_verdicts))]
+                self._record_verdicts[key] = known
+        verdict, text, found = known
+        return Finding(number, number, "record", verdict, text) if found else None
 
     def _embedded(
         self, record: Mapping[str, object], verdict: Classification, text: str

@@ -4,6 +4,8 @@ import json
 import traceback
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from llm_errors import ErrorCode, Layer, classify
 from llm_errors._redact import inert, redact, scrub
@@ -488,3 +490,47 @@ def test_inert_prefix(head, expected):
     assert inert(head) is expected
     rest = "x" * 20
     assert (scrub(head + rest) == head + scrub(rest)) or not expected
+
+
+#: Parts of JSON records: what a finding reads (levels, messages, errors, statuses,
+#: identifiers, waits, a traceback) and what it does not (times, ids), each in values
+#: that change a verdict and values that do not.
+_RECORD_PARTS = {
+    "time": st.integers(min_value=1, max_value=3),
+    "request_id": st.sampled_from(["a1", "b2"]),
+    "level": st.sampled_from(["info", "error", 30, 50]),
+    "msg": st.sampled_from(["done", "upstream: connection reset by peer", "call failed", ""]),
+    "error": st.sampled_from(["", "Rate limit reached for requests", {"type": "overloaded_error"}]),
+    "status": st.sampled_from([200, 429, "503"]),
+    "code": st.sampled_from(["insufficient_quota", "ok", 1300]),
+    "retry_after": st.sampled_from([1, "20"]),
+    "exc_text": st.sampled_from(["", "Traceback (most recent call last):\nKeyError: 'x'"]),
+    "res": st.fixed_dictionaries({"statusCode": st.sampled_from([200, 503])}),
+    "errors": st.lists(st.integers(min_value=0, max_value=2), max_size=2),
+    "trace": st.sampled_from(
+        ["", "Traceback (most recent call last):\nopenai.APITimeoutError: Request timed out."]
+    ),
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        # Few parts per record, so that records often differ in one part only.
+        st.lists(
+            st.sampled_from(sorted(set(_RECORD_PARTS) - {"time", "msg"})), unique=True, max_size=2
+        ).flatmap(
+            lambda keys: st.fixed_dictionaries({key: _RECORD_PARTS[key] for key in ("msg", *keys)})
+        ),
+        min_size=2,
+        max_size=16,
+    )
+)
+@example([{"time": 1, "msg": "", "level": "error"}, {"time": 2, "msg": "", "level": "error"}])
+def test_a_record_s_cached_verdict_is_its_own(records):
+    """One scanner (its record cache warm) finds in each record what a fresh one finds."""
+    scanner = Scanner(classify)
+    for number, record in enumerate(records, start=1):
+        line = json.dumps(record)
+        expected = Scanner(classify).feed(number, line)
+        assert scanner.feed(number, line) == expected, line
