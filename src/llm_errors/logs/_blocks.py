@@ -83,6 +83,11 @@ class Records(enum.Enum):
     (``jsonl`` input without ``--field``: such a line is a problem to report)."""
 
 
+def _escaped(data: bytes) -> bytes:
+    """``data`` as an expression matching exactly those bytes (each one escaped)."""
+    return b"".join(b"\\x%02x" % byte for byte in data)
+
+
 def _loose(word: str) -> bytes:
     """``word`` caseless, with ``_``, ``-`` and ``@`` anywhere (as ``_evidence`` reads keys)."""
     return b"(?i:" + b"[_@-]*".join(letter.encode() for letter in word) + b")"
@@ -110,8 +115,7 @@ def _signs(identifiers: Iterable[str]) -> bytes:
     words: list[bytes] = []
     digits: list[bytes] = []
     for identifier in sorted(identifiers):
-        escaped = b"".join(b"\\x%02x" % byte for byte in identifier.encode())
-        (digits if identifier.isdigit() else words).append(escaped)
+        (digits if identifier.isdigit() else words).append(_escaped(identifier.encode()))
     key = rb"(?:" + _loose("status") + rb"|" + _loose("code") + rb")[_@-]*\"[ \t]*:[ \t]*"
     signs = [
         level_key + rb"\"[^\"\n]*(?i:" + prefixes + rb")",
@@ -154,11 +158,7 @@ class LineFilter:
         ascii_tokens = [token for token in tokens if token.isascii()]
         words = b"|".join(re.escape(token) for token in ascii_tokens)
         # A non-ASCII token (UTF-8, caseless) is found as a substring, as the matcher does.
-        foreign = b"".join(
-            b"|" + b"".join(b"\\x%02x" % byte for byte in token)
-            for token in tokens
-            if not token.isascii()
-        )
+        foreign = b"".join(b"|" + _escaped(token) for token in tokens if not token.isascii())
         if records is Records.KEEP:
             hints = "|".join(re.escape(hint) for hint in _MARKER_HINTS).encode()
             marked = hints + rb"|" + _SPECIAL + rb"(?:" + _OBJECT + rb"|[\x80-\xff])"

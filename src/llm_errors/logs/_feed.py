@@ -180,15 +180,14 @@ class Feeder:
             newline = block.rfind(b"\n", pos, end)
             start = pos if newline < 0 else newline + 1
             words = end in words_only
-            if words and block[start] == _BRACE:
-                # A record of trigger words only: its text is its values', whose words
-                # are some of the line's, so the line without its ``{`` (which
-                # ``may_match`` then reads as text) tells for them too; else it is parsed.
-                if not may_match(block[start + 1 : end]):
+            if words:
+                # A record of trigger words only is tested without its ``{`` (``may_match``
+                # then reads it as text): its text is its values', whose words are some
+                # of the line's. If a rule may match, it is parsed, not fed as words.
+                record = block[start] == _BRACE
+                if not may_match(block[start + record : end]):
                     continue
-                words = False
-            elif words and not may_match(block[start:end]):
-                continue
+                words = not record
             if start > pos:
                 self._skip(block, pos, start)
             self.number += 1

@@ -353,6 +353,11 @@ def _record_flagged(record: Mapping[str, object]) -> bool:
     return any(record.get(key) for key in ERROR_KEYS)
 
 
+def _reported(record: Mapping[str, object], verdict: Classification, text: str) -> bool:
+    """Whether a record is a finding: a rule decided, or it says it reports an error."""
+    return verdict.layer is not Layer.FALLBACK or _record_flagged(record) or has_marker(text)
+
+
 def _first_text(record: Mapping[str, object], paths: Sequence[Sequence[str]]) -> str | None:
     for path in paths:
         value = lookup(record, path)
@@ -361,14 +366,11 @@ def _first_text(record: Mapping[str, object], paths: Sequence[Sequence[str]]) ->
     return None
 
 
-def _record_text(record: Mapping[str, object]) -> str:
-    """The record's message and error detail, or the record itself as compact JSON."""
-    return (
-        _told(record)
-        or json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)[
-            :_REDACT_WINDOW
-        ]
-    )
+def _record_json(record: Mapping[str, object]) -> str:
+    """A record's excerpt when it has no message or error detail: itself, as compact JSON."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)[
+        :_REDACT_WINDOW
+    ]
 
 
 def _told(record: Mapping[str, object]) -> str | None:
@@ -647,12 +649,8 @@ class Scanner:
             if subject is MISSING or subject is None:
                 self.missing_field += 1
                 return None
-        if self._field is None:
-            return self._whole_record(number, record)
         if isinstance(subject, Mapping):
-            verdict = self._classify(subject)
-            verdict, text = self._embedded(subject, verdict, _record_text(subject))
-            flagged = _record_flagged(record) or has_marker(text)
+            verdict, text, found = self._judge_mapping(record, subject)
         else:
             text = subject if isinstance(subject, str) else json.dumps(subject)
             verdict = self._classify(text)
@@ -661,26 +659,30 @@ class Scanner:
                 candidate = _classify_traceback(embedded, self._classify)
                 if _better((verdict, text), candidate):
                     verdict, text = candidate
-            flagged = _record_flagged(record) or has_marker(text)
-        if verdict.layer is Layer.FALLBACK and not flagged:
-            return None
-        return Finding(number, number, "record", verdict, text)
-
-    def _whole_record(self, number: int, record: Mapping[str, object]) -> Finding | None:
-        """A record classified as a mapping, through a cache keyed on :func:`_record_key`."""
-        key = _record_key(record)
-        known = None if key is None else self._record_verdicts.get(key)
-        if known is None:
-            verdict = self._classify(record)
-            verdict, text = self._embedded(record, verdict, _record_text(record))
-            flagged = _record_flagged(record) or has_marker(text)
-            known = (verdict, text, verdict.layer is not Layer.FALLBACK or flagged)
-            if key is not None and _told(record) is not None:
-                if len(self._record_verdicts) >= VERDICT_CACHE_LIMIT:
-                    del self._record_verdicts[next(iter(self._record_verdicts))]
-                self._record_verdicts[key] = known
-        verdict, text, found = known
+            found = _reported(record, verdict, text)
         return Finding(number, number, "record", verdict, text) if found else None
+
+    def _judge_mapping(
+        self, record: Mapping[str, object], subject: Mapping[str, object]
+    ) -> tuple[Classification, str, bool]:
+        """``subject``'s verdict, excerpt and whether it is reported.
+
+        The whole record (no ``--field``) goes through a cache keyed on :func:`_record_key`.
+        """
+        key = _record_key(record) if subject is record else None
+        known = None if key is None else self._record_verdicts.get(key)
+        if known is not None:
+            return known
+        told = _told(subject)
+        verdict, text = self._embedded(
+            subject, self._classify(subject), told or _record_json(subject)
+        )
+        known = (verdict, text, _reported(record, verdict, text))
+        if key is not None and told is not None:
+            if len(self._record_verdicts) >= VERDICT_CACHE_LIMIT:
+                del self._record_verdicts[next(iter(self._record_verdicts))]
+            self._record_verdicts[key] = known
+        return known
 
     def _embedded(
         self, record: Mapping[str, object], verdict: Classification, text: str
