@@ -98,6 +98,28 @@ def test_imports_point_downward(table):
     table.check(((str(path.relative_to(SRC)), (path,)) for path in MODULES), check)
 
 
+def test_the_log_cli_reaches_the_core_through_its_public_api_and_one_hook(table):
+    """``llm_errors.logs`` imports the core only as ``llm_errors`` and ``llm_errors.engine``.
+
+    The command line is a tool built on the engine like any other: what it needs beyond
+    the public API is named in the one documented hook, not picked from private modules.
+    """
+    public = {f"llm_errors.{name}" for name in llm_errors.__all__} | {"llm_errors"}
+    logs = [path for path in MODULES if _module_name(path).startswith("llm_errors.logs")]
+
+    def check(path):
+        wrong = {
+            name
+            for name in _imports(path)
+            if not name.startswith(("llm_errors.logs", "llm_errors.engine"))
+            and name.startswith("llm_errors")
+            and name not in public
+        }
+        assert not wrong, f"{_module_name(path)} imports {sorted(wrong)}"
+
+    table.check(((str(path.relative_to(SRC)), (path,)) for path in logs), check)
+
+
 def test_one_class_name_means_one_class():
     """No two classes of the three packages share a name, private ones included.
 

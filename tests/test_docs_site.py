@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PUBLIC = (
     "llm_errors",
+    "llm_errors.engine",
     "llm_errors.logs",
     "llm_retry",
     "llm_retry.instrumentation",

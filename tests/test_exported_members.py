@@ -6,6 +6,7 @@ import pytest
 
 PUBLIC_MODULES = [
     "llm_errors",
+    "llm_errors.engine",
     "llm_errors.logs",
     "llm_retry",
     "llm_retry.instrumentation",

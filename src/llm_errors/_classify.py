@@ -554,6 +554,7 @@ def _exception_row(rule_id: str) -> ExceptionRule | None:
 
 @functools.cache
 def _default() -> Classifier:
+    """The classifier of the built-in rules that :func:`classify` uses, built once per process."""
     return Classifier()
 
 

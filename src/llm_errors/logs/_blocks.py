@@ -26,7 +26,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from llm_errors._classify import MAX_INPUT
+from llm_errors.engine import MAX_INPUT
 from llm_errors.logs._input import LINE_LIMIT, InputError, Readable
 from llm_errors.logs._scan import (
     ERROR_KEYS,

@@ -17,9 +17,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
-from llm_errors._classification import Classification, Layer
-from llm_errors._taxonomy import ErrorCode
-from llm_errors._version import VersionAction
+from llm_errors import Classification, ErrorCode, Layer
+from llm_errors.engine import VersionAction
 from llm_errors.logs._options import CommandParser, whole_number
 from llm_errors.logs._parallel import Findings
 from llm_errors.logs._report import (

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
 
-from llm_errors._taxonomy import ErrorCode
+from llm_errors import ErrorCode
 from llm_errors.logs._scan import Finding, Problem, ProblemKind
 from llm_errors.logs._tally import Tally, normalise
 from llm_errors.logs._timeline import Timeline

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from llm_errors._classify import Classifier, _default
-from llm_errors._rules.status import BODY_TYPES
+from llm_errors import Classifier
+from llm_errors.engine import BODY_TYPES, default_classifier
 from llm_errors.logs import _blocks
 from llm_errors.logs._blocks import CutLine, LineFilter, Records, iter_blocks, line_filter
 from llm_errors.logs._input import Readable, decode_line, iter_lines
@@ -76,7 +76,7 @@ def block_filter(
     records = Records.KEEP
     if not field and mode is not InputMode.TEXT:
         records = Records.ONLY if mode is InputMode.JSONL else Records.SIGNS
-    classifier = classifier or _default()
+    classifier = classifier or default_classifier()
     tokens = classifier.trigger_tokens
     lines = None if tokens is None else line_filter(tokens, records, _IDENTIFIERS)
     return None if lines is None else BlockFilter(lines, classifier.may_match)

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from html import escape
 from typing import Final
 
-from llm_errors._taxonomy import DEFAULT_RETRYABLE_CODES, ErrorCode
+from llm_errors import DEFAULT_RETRYABLE_CODES, ErrorCode
 from llm_errors.logs._digest import Digest, Excerpt, FileStats, Named
 from llm_errors.logs._timeline import Series
 

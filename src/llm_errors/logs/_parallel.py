@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Final
 
-from llm_errors._classification import Classification
-from llm_errors._rules.rule import Rule
+from llm_errors import Classification, Rule
 from llm_errors.logs import _feed
 from llm_errors.logs._context import Dated, Earlier, LineContext
 from llm_errors.logs._feed import Feeder

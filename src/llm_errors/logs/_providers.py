@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
-from llm_errors._redact import redact
+from llm_errors import redact
 
 __all__ = ["NAME_LIMIT", "names", "record_names"]
 

@@ -9,9 +9,7 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
 from typing import Any, Final
 
-from llm_errors._classification import Classification
-from llm_errors._classify import Explanation
-from llm_errors._redact import redact
+from llm_errors import Classification, Explanation, redact
 from llm_errors.logs._scan import Finding, ProblemKind
 from llm_errors.logs._tally import Tally
 

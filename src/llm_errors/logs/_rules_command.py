@@ -16,9 +16,13 @@ from collections.abc import Callable
 from typing import Final
 
 from llm_errors import RULES, Classifier, Rule, RulesFileError
-from llm_errors._classify import _default
-from llm_errors._match.prefilter import derive_triggers
-from llm_errors._rules_file import check_builtin, check_rule_files, load_rule_files
+from llm_errors.engine import (
+    check_builtin,
+    check_rule_files,
+    default_classifier,
+    derive_triggers,
+    load_rule_files,
+)
 from llm_errors.logs._report import printable
 from llm_errors.logs._stored import stored_triggers
 
@@ -58,7 +62,7 @@ def classifier_for(rules: tuple[Rule, ...]) -> Classifier:
     (:func:`~llm_errors.logs._stored.stored_triggers`).
     """
     stored_triggers([rule.pattern for rule in (*rules, *RULES)])
-    return _default() if not rules else Classifier(extra_rules=rules)
+    return default_classifier() if not rules else Classifier(extra_rules=rules)
 
 
 def load_args_rules(args: argparse.Namespace) -> str | None:

@@ -42,9 +42,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from llm_errors._classification import Classification, Layer
-from llm_errors._evidence import MAX_VALUES, gathered
-from llm_errors._redact import inert, redact, scrub
+from llm_errors import Classification, Layer, redact
+from llm_errors.engine import MAX_VALUES, inert, reads_key, scrub
 from llm_errors.logs._group import Group
 from llm_errors.logs._prefix import canonical, message_start
 from llm_errors.logs._traceback import ParsedTraceback, TracebackParser, match_header
@@ -396,7 +395,7 @@ _RECORD_KEYS: Final = frozenset(
 @functools.lru_cache(maxsize=4096)
 def _read(key: str) -> bool:
     """Whether a record's finding can depend on a plain value (not a container) under ``key``."""
-    return key in _RECORD_KEYS or gathered(key)
+    return key in _RECORD_KEYS or reads_key(key)
 
 
 def _record_key(record: Mapping[str, object]) -> str | None:

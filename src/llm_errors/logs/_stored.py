@@ -32,9 +32,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from llm_errors._match import prefilter
-from llm_errors._match.matcher import known_triggers, triggers_of
-from llm_errors._match.prefilter import Triggers
+from llm_errors.engine import TRIGGER_ANALYSIS, Triggers, known_triggers, triggers_of
 
 __all__ = ["CACHE_ENV", "STORED_LIMIT", "cache_dir", "load_or_compile", "stored_triggers"]
 
@@ -176,7 +174,7 @@ def stored_triggers(patterns: Sequence[str]) -> None:
     directory = cache_dir()
     if directory is None:
         return
-    source = Path(prefilter.__file__).read_bytes()
+    source = TRIGGER_ANALYSIS.read_bytes()
     path = directory / f"triggers-{_digest(source, *(p.encode() for p in patterns))}.json"
     data = _read(path)
     if data is not None:

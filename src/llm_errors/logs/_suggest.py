@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from llm_errors._taxonomy import ErrorCode
+from llm_errors import ErrorCode
 from llm_errors.logs._options import text, whole_number
 from llm_errors.logs._output import unwritable, write_whole
 from llm_errors.logs._report import summary_line

@@ -7,8 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
 
-from llm_errors._classification import Classification, Layer
-from llm_errors._taxonomy import ErrorCode
+from llm_errors import Classification, ErrorCode, Layer
 from llm_errors.logs._scan import Finding, Problem, ProblemKind, excerpt
 
 __all__ = ["WAITS_KEPT", "CappedCounter", "Tally", "Waits", "normalise"]

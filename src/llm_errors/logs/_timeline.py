@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Final
 
-from llm_errors._taxonomy import ErrorCode
+from llm_errors import ErrorCode
 
 __all__ = [
     "BAR_LIMIT",

@@ -2,14 +2,14 @@
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from llm_errors import RULES
 from llm_errors._match import matcher as _matcher
-from llm_errors._match import prefilter
 from llm_errors._match.prefilter import derive_triggers
+from llm_errors.engine import TRIGGER_ANALYSIS
+from llm_errors.logs import _stored
 from llm_errors.logs._stored import CACHE_ENV, cache_dir, stored_triggers
 
 
@@ -67,8 +67,8 @@ def test_another_trigger_analysis_reads_another_table(tmp_path, monkeypatch):
     patterns = [rule.pattern for rule in RULES[:5]]
     stored_triggers(patterns)
     changed = tmp_path / "prefilter.py"
-    changed.write_bytes(Path(prefilter.__file__).read_bytes() + b"\n# changed\n")
-    monkeypatch.setattr(prefilter, "__file__", str(changed))
+    changed.write_bytes(TRIGGER_ANALYSIS.read_bytes() + b"\n# changed\n")
+    monkeypatch.setattr(_stored, "TRIGGER_ANALYSIS", changed)
     stored_triggers(patterns)
     assert len(list((tmp_path / "cache").glob("triggers-*.json"))) == 2
 

@@ -1,0 +1,54 @@
+"""The engine's one hook for tools built on it, the ``llm-errors`` command line first.
+
+The public API (:mod:`llm_errors`) classifies one object at a time. A tool that reads
+whole logs at speed needs a few more of the engine's facts: the limits it reads input
+under, which keys of a record it reads, the scrubbers behind :func:`~llm_errors.redact`,
+the default classifier it shares, the checks of rules files, and the trigger analysis a
+block filter is built from. They are gathered here so that such a tool imports no
+private module of the core: ``llm_errors.logs`` imports the core only through
+:mod:`llm_errors` and this module (``tests/test_architecture.py`` holds it to that).
+
+The hook follows the engine: a name here may change in a minor release, with a
+CHANGELOG entry, where :mod:`llm_errors`'s names keep their deprecation period.
+
+.. versionadded:: 0.3.0
+"""
+
+import pathlib
+import typing
+
+from llm_errors._classify import MAX_INPUT
+from llm_errors._classify import _default as default_classifier
+from llm_errors._evidence import MAX_VALUES
+from llm_errors._evidence import gathered as reads_key
+from llm_errors._match import prefilter as _prefilter
+from llm_errors._match.matcher import known_triggers, triggers_of
+from llm_errors._match.prefilter import Triggers, derive_triggers
+from llm_errors._redact import inert, scrub
+from llm_errors._rules.status import BODY_TYPES
+from llm_errors._rules_file import FileCheck, check_builtin, check_rule_files, load_rule_files
+from llm_errors._version import VersionAction
+
+__all__ = [
+    "BODY_TYPES",
+    "MAX_INPUT",
+    "MAX_VALUES",
+    "TRIGGER_ANALYSIS",
+    "FileCheck",
+    "Triggers",
+    "VersionAction",
+    "check_builtin",
+    "check_rule_files",
+    "default_classifier",
+    "derive_triggers",
+    "inert",
+    "known_triggers",
+    "load_rule_files",
+    "reads_key",
+    "scrub",
+    "triggers_of",
+]
+
+#: The source file of the trigger analysis: what a stored table of triggers is keyed
+#: on, so that a changed analysis never reads triggers an older one derived.
+TRIGGER_ANALYSIS: typing.Final = pathlib.Path(_prefilter.__file__)
