@@ -42,7 +42,8 @@ OWN_RUNNER = {"docs/observability.md"}
 PAGES = [*sorted(p.relative_to(ROOT).as_posix() for p in DOCS.rglob("*.md")), "README.md"]
 FENCE = re.compile(r"^(?P<ticks>`{3,})(?P<lang>[\w-]*)\s*$")
 MARKER = re.compile(r"<!--\s*test:\s*(?P<kind>\w+)(?P<body>.*?)-->", re.DOTALL)
-# A recipe of docs/retry.md: tests/llm_retry/recipes runs it against its real SDK.
+# A recipe: tests/llm_retry/recipes runs docs/retry.md's against their real SDKs,
+# tests/llm_errors/recipes docs/classifier.md's on their real engines.
 RECIPE = re.compile(r"<!--\s*recipe:\s*[\w-]+\s*-->\s*$")
 FILE_OPERAND = re.compile(r"\.(?:log|jsonl|json|gz|txt|toml|sse)$")
 SHELL_SYNTAX = {"|", ">", ">>", "<", "&&", "||", ";", "&"}
@@ -96,7 +97,7 @@ def _marker_before(
     """The marker right before the fence at `fence` (0-based); a stray marker fails."""
     prose = "\n".join(lines[start:fence])
     if RECIPE.search(prose):
-        return "skip", ": a recipe, run by tests/llm_retry/recipes against its SDK", fence
+        return "skip", ": a recipe, run by tests/*/recipes for real", fence
     markers = list(MARKER.finditer(prose))
     if not markers:
         return None, "", 0

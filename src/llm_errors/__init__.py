@@ -2,6 +2,7 @@
 
 import typing
 
+from llm_errors._batch import ClassificationColumns, classify_many
 from llm_errors._classification import Classification, Layer
 from llm_errors._classify import Classifier, Explanation, classify, explain
 from llm_errors._redact import redact
@@ -45,6 +46,7 @@ __all__ = [
     "AbortedError",
     "AuthError",
     "Classification",
+    "ClassificationColumns",
     "Classifier",
     "ContentFilterError",
     "ContextOverflowError",
@@ -63,6 +65,7 @@ __all__ = [
     "ServerError",
     "TransportError",
     "classify",
+    "classify_many",
     "error_class_for",
     "explain",
     "load_rules",

@@ -10,6 +10,7 @@ from typing import assert_type
 import llm_errors
 from llm_errors import (
     Classification,
+    ClassificationColumns,
     Classifier,
     ErrorCode,
     Example,
@@ -18,6 +19,7 @@ from llm_errors import (
     RateLimitError,
     Rule,
     classify,
+    classify_many,
     explain,
     parse_retry_after,
 )
@@ -62,3 +64,17 @@ try:
 except llm_errors.RulesFileError as problem:
     assert_type(problem.field, str | None)
     as_value_error: ValueError = problem
+
+columns = classify_many(["terminated", "Premature close"])
+assert_type(columns, ClassificationColumns)
+assert_type(columns.code, tuple[ErrorCode, ...])
+assert_type(columns.retryable, tuple[bool, ...])
+assert_type(columns.retry_after, tuple[float | None, ...])
+assert_type(columns.status, tuple[int | None, ...])
+assert_type(columns.rule, tuple[str, ...])
+assert_type(columns.layer, tuple[llm_errors.Layer, ...])
+assert_type(len(columns), int)
+assert_type(columns.as_dict(), dict[str, list[object]])
+assert_type(classify_many((line for line in ["a"]), classifier=custom), ClassificationColumns)
+classify_many(["terminated"], custom)  # type: ignore[call-arg]  # the classifier is keyword-only
+classify_many([b"terminated"])  # type: ignore[list-item]  # texts are str
