@@ -21,6 +21,7 @@ from pathlib import Path
 import regex as _re
 
 from llm_errors._classify import Classifier
+from llm_errors._match import matcher
 from llm_errors._match.bounds import bounds_problem
 from llm_errors._match.matcher import FLAGS, TextMatcher
 from llm_errors._rules.builtin import FILE, RULES
@@ -66,6 +67,15 @@ def _pattern_problem(rule: Rule) -> RulesFileError | None:
     return None
 
 
+def _too_slow(rule: Rule, text: str) -> bool:
+    """Whether ``rule``'s pattern alone takes over the match-time limit on ``text``."""
+    try:
+        _re.compile(rule.pattern, FLAGS).search(text, timeout=matcher.MATCH_TIMEOUT)
+    except TimeoutError:
+        return True
+    return False
+
+
 def _missed(classifier: Classifier, rule: Rule) -> list[RulesFileError]:
     """The examples of ``rule`` that ``classifier`` does not decide by it, with its code."""
     return [
@@ -73,8 +83,13 @@ def _missed(classifier: Classifier, rule: Rule) -> list[RulesFileError]:
             rule,
             f"examples[{number}]",
             f"is classified {verdict.code.name} by rule {verdict.rule!r}, not "
-            f"{rule.code.name} by this rule (the pattern misses it, or a rule "
-            "placed before this one decides it)",
+            f"{rule.code.name} by this rule "
+            + (
+                f"(the pattern takes over the match-time limit, MATCH_TIMEOUT "
+                f"{matcher.MATCH_TIMEOUT:g} s, on it: it backtracks too much)"
+                if _too_slow(rule, example.text)
+                else "(the pattern misses it, or a rule placed before this one decides it)"
+            ),
         )
         for number, example in enumerate(rule.examples)
         if (verdict := classifier.classify(example.text)).rule != rule.id

@@ -17,8 +17,16 @@ from llm_errors import (
     load_rules,
 )
 from llm_errors import rules_from_toml as from_toml
+from llm_errors._match import matcher
+from llm_errors._match.bounds import SMALL_REPEAT
+from llm_errors._match.matcher import SEARCH_CHUNK, MatchTimeoutWarning, TextMatcher
 from llm_errors._rules import reader
-from llm_errors._rules_file import check_builtin, check_rule_files, load_rule_files
+from llm_errors._rules_file import (
+    check_builtin,
+    check_rule_files,
+    check_rules,
+    load_rule_files,
+)
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
@@ -188,6 +196,8 @@ def test_load_rules_reads_a_file(tmp_path):
     [
         pytest.param(None, "cannot be read", id="missing"),
         pytest.param(b"\xff\xfe[[rules]]", "is not UTF-8 (byte 0)", id="not-utf8"),
+        pytest.param(bytes(range(160)), "is not UTF-8 (byte 128)", id="binary"),
+        pytest.param(b"", "holds no rules", id="empty"),
         pytest.param(b"#" * 300, "over the limit of 200 bytes", id="too-big"),
     ],
 )
@@ -329,3 +339,84 @@ def test_the_builtin_table_passes_its_check():
     check = check_builtin()
     assert check.problems == ()
     assert check.rules == RULES
+
+
+def test_three_bad_patterns_of_a_file_are_all_named(tmp_path):
+    """One check names each bad pattern (a backtracking shape, a flag, a nesting), and why."""
+    path = tmp_path / "mine.toml"
+    path.write_text(
+        _claude("t.backtracks", pattern=r"'\bavailableContext (a|aa)+$'")
+        + _claude("t.version", pattern="'(?V1)availableContext'")
+        + _claude("t.deep", pattern="'" + "(" * 2000 + "availableContext" + ")" * 2000 + "'")
+        + _claude("t.good"),
+        encoding="utf-8",
+    )
+    ((check,), _) = check_rule_files([path])
+    assert [rule.id for rule in check.rules] == ["t.good"]
+    assert [(p.rule, p.field, str(p).split(": ", 3)[3]) for p in check.problems] == [
+        (
+            "'t.backtracks'",
+            "pattern",
+            (
+                "repeats the group at position 19, whose alternatives can start with the same "
+                "character (the shape of '(a|aa)+'), so failing to match can take exponential "
+                "time: make the alternatives start with different characters, make the repeat "
+                "possessive ('(...)++') or the group atomic ('(?>...)')"
+            ),
+        ),
+        (
+            "'t.version'",
+            "pattern",
+            "does not compile: VERSION0 and VERSION1 flags are mutually incompatible",
+        ),
+        ("'t.deep'", "pattern", "nests groups 2000 deep, over the limit of 50"),
+    ]
+
+
+def test_an_example_over_the_match_time_limit_is_named(monkeypatch):
+    """An example its own pattern takes too long on is refused as such, not as missed."""
+    monkeypatch.setattr(matcher, "MATCH_TIMEOUT", 0.05)
+    # Not a refused shape (the group is repeated at most SMALL_REPEAT times), yet failing on
+    # 200 letters tries about 10**16 ways to split them: certainly over the limit.
+    pattern = rf"\bfoo(?:\w+\s?){{1,{SMALL_REPEAT}}}\d"
+    rule = Rule("u.slow", ErrorCode.SERVER, pattern, "w", (Example("foo" + "a" * 200, "t"),))
+    with pytest.warns(MatchTimeoutWarning), pytest.raises(RulesFileError) as caught:
+        check_rules([rule])
+    assert caught.value.field == "examples[0]"
+    assert str(caught.value).endswith(
+        "is classified PROVIDER_ERROR by rule 'fallback', not SERVER by this rule (the "
+        "pattern takes over the match-time limit, MATCH_TIMEOUT 0.05 s, on it: it "
+        "backtracks too much)"
+    )
+
+
+def test_many_rules_without_anchors_compile_patterns_linear_in_their_number(monkeypatch):
+    """Checking rules searched for (no known start) compiles at most SEARCH_CHUNK per rule.
+
+    Each example is decided by its own rule, found after the search of the rules before
+    it; those rules are compiled a chunk at a time, not as one pattern per example.
+    """
+    compiled: list[int] = []
+    compile_rules = TextMatcher._compile
+
+    def counting(self, candidates):
+        compiled.append(len(candidates))
+        return compile_rules(self, candidates)
+
+    monkeypatch.setattr(TextMatcher, "_compile", counting)
+    count = 128  # rules: four chunks
+    rules = [
+        Rule(
+            f"u.{i}",
+            ErrorCode.SERVER,
+            rf"[a-z]+ shared word=x{i}y",
+            "w",
+            (Example(f"a shared word=x{i}y", "t"),),
+        )
+        for i in range(count)
+    ]
+    classifier = check_rules(rules)
+    assert [classifier.classify(f"a shared word=x{i}y").rule for i in range(count)] == [
+        rule.id for rule in rules
+    ]
+    assert sum(compiled) <= SEARCH_CHUNK * count  # one pattern per prefix: count**2 / 2

@@ -22,9 +22,20 @@ rules. Four things keep this fast on log-sized input:
    (``pattern.match(text, offset)``), not searched for along the whole line; the
    lowest rule index wins, and an anchor that cannot beat it is not tried.
 4. **Search** for the rules without anchors (user rules that start with a
-   character class, say): one search finds the leftmost match; when it belongs to
-   a lower-priority rule, the search is repeated with only the rules listed
-   before it (a shorter pattern, which usually finds nothing).
+   character class, say), :data:`SEARCH_CHUNK` rules at a time in table order: one
+   search finds the leftmost match; when it belongs to a lower-priority rule, the
+   search is repeated with only the rules listed before it (a shorter pattern, which
+   usually finds nothing).
+
+Users' patterns are not known to run in linear time (``bounds.py`` refuses the
+classic exponential shapes, not every slow one), so a matcher holding rules from
+outside the built-in table gives its patterns :data:`MATCH_TIMEOUT` seconds per
+text. When they take longer, the text layer fails safe: that text matches no rule
+(the classifier's verdict is then decided by other evidence, or is the
+non-retryable fallback), and a :class:`MatchTimeoutWarning` names the limit and
+the user rules that were tried. The built-in rules are measured by the tests
+(``tests/llm_errors/test_linear_time.py``): a matcher of only those passes no
+limit, which would cost each pattern call about half a microsecond.
 
 The status a matched message states is read where its 4xx/5xx tokens start
 (``_rules/status.py``, ``status_in_tokens``), from the same tokens.
@@ -34,6 +45,8 @@ from __future__ import annotations
 
 import functools
 import re
+import time
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
@@ -60,6 +73,9 @@ __all__ = [
     "ANCHOR_TRIES",
     "CACHE_LIMIT",
     "FLAGS",
+    "MATCH_TIMEOUT",
+    "SEARCH_CHUNK",
+    "MatchTimeoutWarning",
     "TextMatch",
     "TextMatcher",
     "known_triggers",
@@ -74,8 +90,18 @@ CACHE_LIMIT: Final = 4096
 #: (a rule with an unbounded lookahead tried at every one of many repeated anchors
 #: would be quadratic). Far more than any real message repeats one anchor word.
 ANCHOR_TRIES: Final = 16
+#: Seconds the patterns may take over one text when the matcher holds rules from outside
+#: the built-in table; over it, the text matches no rule (a whole 256 KiB input takes
+#: the built-in rules under 0.1 s).
+MATCH_TIMEOUT: Final = 1.0
+#: Rules without anchors searched for with one combined pattern: searching the rules
+#: listed before the one found compiles a pattern of them, which must stay small (with
+#: 1,000 such rules, each example of ``rules check`` compiled one of 500 on average).
+SEARCH_CHUNK: Final = 32
 _GROUP_PREFIX: Final = "_r"
 _ERROR_STATUS_TOKENS: Final = frozenset(str(status).encode() for status in range(400, 600))
+#: User rules a :class:`MatchTimeoutWarning` names (the others are counted).
+_NAMED_RULES: Final = 5
 #: The needle of a try at every line start (a way anchored at ``^``).
 _LINE_STARTS: Final = LINE_START.encode()
 
@@ -105,6 +131,18 @@ def triggers_of(pattern: str) -> Triggers:
 
 _GLOBAL_FLAGS = _re.compile(r"(?<!\\)\(\?[a-zA-Z0-9]*-?[a-zA-Z0-9]*\)")
 _BACKREFERENCE = _re.compile(r"(?<!\\)(?:\\[1-9]|\\g<\d+>|\(\?P=)")
+
+
+class MatchTimeoutWarning(RuntimeWarning):
+    """The patterns took over :data:`MATCH_TIMEOUT` on a text, which then matched no rule."""
+
+
+def _left(deadline: float) -> float:
+    """Seconds left before ``deadline`` (``time.monotonic``); ``TimeoutError`` when none."""
+    left = deadline - time.monotonic()
+    if left <= 0:  # (``regex`` takes a negative timeout as none at all)
+        raise TimeoutError
+    return left
 
 
 class TextMatch:
@@ -270,6 +308,10 @@ class TextMatcher:
             re.compile("[" + "".join(map(re.escape, sorted(by_first))) + "]") if by_first else None
         )
         self._seen = self._keys | _ERROR_STATUS_TOKENS
+        #: Seconds the patterns may take over one text (``None``: the built-in rules only).
+        self.timeout: float | None = (
+            None if all(rule in _BUILT_IN for rule in self.rules) else MATCH_TIMEOUT
+        )
         self._no_rule = len(self.rules)
         self._rule_of = {f"{_GROUP_PREFIX}{i}": i for i in range(len(self.rules))}
         # What depends only on a line's token set is worked out once (bounded caches).
@@ -303,7 +345,12 @@ class TextMatcher:
         if not plan.candidates:
             return None
         padded = b" " + translated + b" "  # a token is ``b" " + token + b" "`` in here
-        best, found = self._best(text, padded, plan)
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        try:
+            best, found = self._best(text, padded, plan, deadline)
+        except TimeoutError:
+            self._timed_out(plan.candidates)
+            return None
         if found is None:
             return None
         if not text.isascii():  # a regex digit may be a non-ASCII digit, which is no token
@@ -329,11 +376,17 @@ class TextMatcher:
         key = hits if _ERROR_STATUS_TOKENS.isdisjoint(hits) else self._keys & hits
         return bool(self._plan(key).candidates)
 
-    def _best(self, text: str, padded: bytes, plan: _Plan) -> tuple[int, _re.Match[str] | None]:
-        """The best rule of ``plan`` matching ``text``: searched ones, then anchored tries."""
+    def _best(
+        self, text: str, padded: bytes, plan: _Plan, deadline: float | None
+    ) -> tuple[int, _re.Match[str] | None]:
+        """The best rule of ``plan`` matching ``text``: searched ones, then anchored tries.
+
+        Raises:
+            TimeoutError: ``deadline`` (``time.monotonic``) passed first.
+        """
         best, found = self._no_rule, None
         if plan.scanned:
-            found = self._search(text, plan.scanned)
+            found = self._search(text, plan.scanned, deadline)
             if found is not None:
                 best = self._rule_of[found.lastgroup or ""]
         for first, needle, pattern in plan.tries:
@@ -341,7 +394,11 @@ class TextMatcher:
                 break  # no rule anchored here can beat the best so far
             starts = _line_starts(text) if needle == _LINE_STARTS else _token_starts(padded, needle)
             for at in starts:
-                tried = pattern.match(text, at)
+                tried = (
+                    pattern.match(text, at)
+                    if deadline is None
+                    else pattern.match(text, at, timeout=_left(deadline))
+                )
                 if tried is not None:
                     index = self._rule_of[tried.lastgroup or ""]
                     if index < best:
@@ -352,12 +409,34 @@ class TextMatcher:
 
     def search_all_rules(self, text: str) -> TextMatch | None:
         """The first matching rule found by searching every rule (a reference for tests)."""
-        found = self._search(text, tuple(range(len(self.rules)))) if text else None
+        everything = tuple(range(len(self.rules)))
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        try:
+            found = self._search(text, everything, deadline) if text else None
+        except TimeoutError:
+            self._timed_out(everything)
+            return None
         if found is None:
             return None
         return TextMatch(self._rule_of[found.lastgroup or ""], found)
 
     # ------------------------------------------------------------------ internals
+    def _timed_out(self, candidates: tuple[int, ...]) -> None:
+        """Warn that a text took the patterns over the limit, naming the user rules tried."""
+        users = [self.rules[i].id for i in candidates if self.rules[i] not in _BUILT_IN]
+        named = ", ".join(users[:_NAMED_RULES]) + (
+            f" and {len(users) - _NAMED_RULES} more" if len(users) > _NAMED_RULES else ""
+        )
+        warnings.warn(
+            MatchTimeoutWarning(
+                f"a text took the rules' patterns over the match-time limit "
+                f"(MATCH_TIMEOUT, {self.timeout:g} s), so no rule matched it: a pattern "
+                f"backtracks too much on it (rules from outside the built-in table that "
+                f"were tried: {named or 'none'})"
+            ),
+            stacklevel=2,
+        )
+
     def _foreign_in(self, text: str) -> list[bytes]:
         """The non-ASCII trigger tokens ``text`` contains (as substrings)."""
         if self._foreign_first is None:
@@ -420,14 +499,27 @@ class TextMatcher:
         source = "|".join(_alternative(i, self.rules[i].pattern) for i in candidates)
         return _re.compile(source, FLAGS)
 
-    def _search(self, text: str, candidates: tuple[int, ...]) -> _re.Match[str] | None:
-        # One search finds the leftmost match; a rule listed earlier may still match
-        # further right, so search again with only those rules until none does.
-        best: _re.Match[str] | None = None
-        while candidates:
-            found = self._pattern(candidates).search(text)
-            if found is None:
-                break
-            best = found
-            candidates = candidates[: candidates.index(self._rule_of[found.lastgroup or ""])]
-        return best
+    def _search(
+        self, text: str, candidates: tuple[int, ...], deadline: float | None
+    ) -> _re.Match[str] | None:
+        # A chunk of the rules at a time, in table order: the first chunk with a match
+        # holds the best rule. One search finds the leftmost match; a rule listed earlier
+        # may still match further right, so search again with only those rules until
+        # none does.
+        for start in range(0, len(candidates), SEARCH_CHUNK):
+            chunk = candidates[start : start + SEARCH_CHUNK]
+            best: _re.Match[str] | None = None
+            while chunk:
+                pattern = self._pattern(chunk)
+                found = (
+                    pattern.search(text)
+                    if deadline is None
+                    else pattern.search(text, timeout=_left(deadline))
+                )
+                if found is None:
+                    break
+                best = found
+                chunk = chunk[: chunk.index(self._rule_of[found.lastgroup or ""])]
+            if best is not None:
+                return best
+        return None

@@ -26,6 +26,7 @@ never quotes the file's text.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 import tomllib
 from collections.abc import Mapping
@@ -37,6 +38,7 @@ from llm_errors._taxonomy import ErrorCode
 
 __all__ = [
     "EXAMPLES_LIMIT",
+    "KEY_PARTS_LIMIT",
     "PATTERNS_LIMIT",
     "PATTERN_LIMIT",
     "RULES_FILE_LIMIT",
@@ -59,6 +61,10 @@ EXAMPLES_LIMIT: Final = 50
 PATTERN_LIMIT: Final = 4096
 #: Characters of an id, a ``why``, an example's text or source.
 TEXT_LIMIT: Final = 4096
+#: Parts of one dotted TOML key (``[[rules.examples]]`` has two): ``tomllib`` takes time
+#: quadratic in them (a key of 100,000 parts, 200 KB, takes it over a minute), so a
+#: text with a longer one is refused before it is parsed.
+KEY_PARTS_LIMIT: Final = 16
 
 _RULE_KEYS: Final = frozenset(
     {"id", "code", "pattern", "why", "before", "after", "override", "examples"}
@@ -70,6 +76,19 @@ _ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
 _ID_LIMIT: Final = 100
 _NAME: Final = re.compile(r"[a-z][a-z0-9_]{0,39}")
 _REFERENCE: Final = re.compile(r"%\{([a-z][a-z0-9_]{0,39})\}")
+#: A TOML string or comment, which may hold dots that belong to no key. Multi-line
+#: strings first; an unclosed string runs to the end of its line (or of the text), so
+#: each character is read once.
+_TOML_STRING_OR_COMMENT: Final = re.compile(
+    r'"""(?:[^"\\]|\\.|"(?!""))*+(?:"{3,5})?'
+    r"|'''(?:[^']|'(?!''))*+(?:'{3,5})?"
+    r'|"(?:[^"\\\n]|\\.)*+"?'
+    r"|'[^'\n]*+'?"
+    r"|#[^\n]*+",
+    re.DOTALL,
+)
+#: What ends a key outside strings: its dots lie between two of these.
+_TOML_KEY_END: Final = re.compile(r"[=\[\]{},\n]")
 
 
 class RulesFileError(ValueError):
@@ -117,6 +136,16 @@ def _kind(value: object) -> str:
     return {str: "a string", bool: "a boolean", int: "an integer", float: "a float"}.get(
         type(value), "an array" if isinstance(value, list) else "a table"
     )
+
+
+def _key_parts(text: str) -> int:
+    """The parts of the longest dotted key of a TOML text, or more (linear in its length).
+
+    Outside strings and comments, a key's dots lie between two of ``= [ ] { } ,`` or
+    line ends; a value holds one at most (``1.5``, a time's fraction of a second).
+    """
+    bare = _TOML_STRING_OR_COMMENT.sub('""', text)
+    return 1 + max(map(str.count, _TOML_KEY_END.split(bare), itertools.repeat(".")))
 
 
 def _label(rule_id: object, number: int) -> str:
@@ -362,6 +391,23 @@ def _raw_patterns(
     return raw
 
 
+def _document(text: str) -> dict[str, object] | str:
+    """The TOML document of a rules file's ``text``, or why it cannot be one."""
+    if len(text) > RULES_FILE_LIMIT:
+        return f"is over the limit of {RULES_FILE_LIMIT} characters"
+    if (parts := _key_parts(text)) > KEY_PARTS_LIMIT:
+        return (
+            f"is not valid TOML for a rules file: a dotted key of {parts:,} parts, over the "
+            f"limit of {KEY_PARTS_LIMIT} (the keys of a rules file have one or two)"
+        )
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:  # its message gives the line and column only
+        return f"is not valid TOML: {exc}"
+    except RecursionError:  # arrays nested thousands deep
+        return "is not valid TOML: nested too deeply"
+
+
 def read_table(
     text: str, *, name: str, base: RuleTable | None
 ) -> tuple[RuleTable, tuple[RulesFileError, ...]]:
@@ -374,17 +420,9 @@ def read_table(
     id of an earlier rule, is left out with its error. A text that is not TOML, or
     holds no array of rule tables (or too many), has no rules, and one error.
     """
-    if len(text) > RULES_FILE_LIMIT:
-        detail = f"is over the limit of {RULES_FILE_LIMIT} characters"
-        return RuleTable(), (RulesFileError(detail, file=name, rule=None, field=None),)
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:  # its message gives the line and column only
-        detail = f"is not valid TOML: {exc}"
-        return RuleTable(), (RulesFileError(detail, file=name, rule=None, field=None),)
-    except RecursionError:  # arrays nested thousands deep
-        detail = "is not valid TOML: nested too deeply"
-        return RuleTable(), (RulesFileError(detail, file=name, rule=None, field=None),)
+    document = _document(text)
+    if isinstance(document, str):
+        return RuleTable(), (RulesFileError(document, file=name, rule=None, field=None),)
     problems = [
         RulesFileError(
             "unknown top-level key (a rules file holds [patterns] and [[rules]] only)",
@@ -405,6 +443,10 @@ def read_table(
         except RulesFileError as exc:
             problems.append(exc)
     tables = document.get("rules", [])
+    if tables == []:
+        detail = "holds no rules (each is a table written [[rules]])"
+        problems.append(RulesFileError(detail, file=name, rule=None, field=None))
+        return RuleTable((), patterns), tuple(problems)
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         detail = "must be an array of tables, written [[rules]]"
         problems.append(RulesFileError(detail, file=name, rule=None, field="rules"))

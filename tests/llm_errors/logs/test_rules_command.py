@@ -1,6 +1,8 @@
 """``--rules`` on classify, explain and report, and ``llm-errors rules check``, through ``main``."""
 
 import json
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -8,6 +10,7 @@ import pytest
 
 from llm_errors import load_rules
 from llm_errors._classify import _default
+from llm_errors._match.bounds import SMALL_REPEAT
 from llm_errors._match.prefilter import derive_triggers
 from llm_errors.logs import _blocks, _feed, _parallel
 from llm_errors.logs._cli import EXIT_OK, EXIT_USAGE, main
@@ -305,6 +308,7 @@ def test_control_characters_from_a_rules_file_are_shown_escaped(capsys, rules_fi
     status, out, err = run(capsys, "rules", "check", path)
     assert status == EXIT_OK
     assert out.startswith(str(path).replace("\x1b", "\\x1b").replace("\x07", "\\x07") + ": 1 rule")
+    assert "\x1b" not in out + err
     broken = rules_file("[[rules]\n", "broken\x1b[2J.toml")
     status, out, err = run(capsys, "rules", "check", broken)
     assert status == EXIT_USAGE
@@ -327,3 +331,133 @@ def test_rules_check_needs_a_file_or_builtin(capsys):
         main(["rules", "check"])
     assert exited.value.code == EXIT_USAGE
     assert "give rules files to check, or --builtin" in capsys.readouterr().err
+
+
+def _rule(rule_id, pattern):
+    """One rule of the Claude Code file, under ``rule_id`` and with ``pattern`` (TOML text)."""
+    rule = CLAUDE_RULES.split("[[rules]]", 1)[1]
+    return "[[rules]]" + rule.replace("claude-code.available-context", rule_id).replace(
+        "'\\bavailableContext \\d+ is less than FLOOR_OUTPUT_TOKENS\\b'", pattern
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "rule", "detail"),
+    [
+        pytest.param(
+            _rule("t.deep", "'" + "(" * 2000 + "availableContext" + ")" * 2000 + "'"),
+            "t.deep",
+            "field 'pattern': nests groups 2000 deep, over the limit of 50",
+            id="deeply-nested-groups",
+        ),
+        pytest.param(
+            _rule("t.v1", "'(?V1)availableContext'"),
+            "t.v1",
+            "field 'pattern': does not compile: VERSION0 and VERSION1 flags are mutually",
+            id="version-1-flag",
+        ),
+        pytest.param(
+            _rule("t.v1-sets", "'(?V1)[[a-z]--[aeiou]]vailableContext'"),
+            "t.v1-sets",
+            "field 'pattern': does not compile: VERSION0 and VERSION1 flags are mutually",
+            id="version-1-set-operations",
+        ),
+        pytest.param(
+            _rule("t.backtracks", r"'\bavailableContext (a|aa)+$'"),
+            "t.backtracks",
+            "field 'pattern': repeats the group at position 19, whose alternatives can start",
+            id="catastrophic-backtracking",
+        ),
+        pytest.param(
+            "a" + ".b" * 100_000 + " = 1\n",
+            None,
+            "is not valid TOML for a rules file: a dotted key of 100,001 parts, over the limit",
+            id="huge-dotted-key",
+        ),
+        pytest.param(b"[[rules]]\nid = '\xff'\n", None, "is not UTF-8 (byte 16)", id="not-utf8"),
+        pytest.param(bytes(range(256)) * 4, None, "is not UTF-8 (byte 128)", id="binary"),
+        pytest.param("", None, "holds no rules (each is a table written [[rules]])", id="empty"),
+    ],
+)
+def test_a_bad_rules_file_is_one_line_and_status_2_never_a_traceback(
+    capsys, tmp_path, content, rule, detail
+):
+    """``rules check`` and ``--rules`` name the file (and rule) and why, in one line."""
+    path = tmp_path / "bad.toml"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    where = f"llm-errors: {path}: " + ("" if rule is None else f"rule {rule!r}: ")
+    status, out, err = run(capsys, "rules", "check", path)
+    assert (status, out) == (EXIT_USAGE, "")
+    assert err.splitlines() == [err.splitlines()[0], "llm-errors: 1 problem in 1 file of 1"]
+    assert err.startswith(where + detail)
+    status, out, err = run(capsys, "explain", "--rules", path, "x")
+    assert (status, out) == (EXIT_USAGE, "")
+    assert len(err.splitlines()) == 1
+    assert err.startswith(where + detail)
+
+
+def test_rules_check_names_three_bad_rules_of_a_file(capsys, rules_file):
+    """A nesting, a flag and a backtracking shape: each rule named, in one run."""
+    path = rules_file(
+        _rule("t.deep", "'" + "(" * 60 + "availableContext" + ")" * 60 + "'")
+        + _rule("t.v1", "'(?V1)availableContext'")
+        + _rule("t.backtracks", r"'\bavailableContext (\w+\s?)+$'")
+    )
+    status, _, err = run(capsys, "rules", "check", path)
+    assert status == EXIT_USAGE
+    assert [line.split(": field")[0] for line in err.splitlines()] == [
+        f"llm-errors: {path}: rule 't.deep'",
+        f"llm-errors: {path}: rule 't.v1'",
+        f"llm-errors: {path}: rule 't.backtracks'",
+        "llm-errors: 3 problems in 1 file of 1",
+    ]
+
+
+#: Not a refused shape (the group is repeated at most SMALL_REPEAT times), yet failing on
+#: ``foo`` and 200 letters tries about 10**16 ways to split them: certainly over the limit.
+SLOW_RULES = _rule("t.slow", rf"'\bfoo(?:\w+\s?){{1,{SMALL_REPEAT}}}\d'").replace(CLAUDE, "foo12")
+SLOW_TEXT = "foo" + "a" * 200
+#: ``llm-errors`` with the match-time limit at 0.05 s (a process: Python prints warnings).
+_QUICK_LIMIT = (
+    "import sys; from llm_errors._match import matcher; matcher.MATCH_TIMEOUT = 0.05; "
+    "from llm_errors.logs._cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def _llm_errors(*argv):
+    return subprocess.run(  # noqa: S603 -- our own module, fixed arguments
+        [sys.executable, "-c", _QUICK_LIMIT, *map(str, argv)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+
+
+@pytest.mark.integration
+def test_a_text_over_the_match_time_limit_is_unmatched_with_one_warning(tmp_path, rules_file):
+    """The lines are unmatched (the fallback); stderr names the limit and the rule, once."""
+    path = rules_file(SLOW_RULES)
+    done = _llm_errors("explain", "--json", "--rules", path, SLOW_TEXT)
+    assert done.returncode == EXIT_OK
+    assert (json.loads(done.stdout)["code"], json.loads(done.stdout)["rule"]) == (
+        "PROVIDER_ERROR",
+        "fallback",
+    )
+    assert done.stderr.count("MatchTimeoutWarning") == 1
+    assert "match-time limit (MATCH_TIMEOUT, 0.05 s)" in done.stderr
+    assert "tried: t.slow)" in done.stderr
+    log = tmp_path / "slow.log"
+    log.write_text(f"ERROR app: {SLOW_TEXT}\n" * 3 + "ERROR app: foo12\n", encoding="utf-8")
+    done = _llm_errors("classify", "--format", "jsonl", "--rules", path, log)
+    assert done.returncode == EXIT_OK
+    assert found(done.stdout) == [
+        (1, "PROVIDER_ERROR", "fallback"),
+        (2, "PROVIDER_ERROR", "fallback"),
+        (3, "PROVIDER_ERROR", "fallback"),
+        (4, "CONTEXT_OVERFLOW", "t.slow"),
+    ]
+    assert done.stderr.count("MatchTimeoutWarning") == 1

@@ -1,9 +1,27 @@
-"""A pattern's size with counted repeats multiplied out, and its nesting, before compiling."""
+"""Users' patterns bounded: size, nesting and backtracking before compiling, time matching."""
 
 import pytest
 
-from llm_errors import RULES, Classifier, ErrorCode, Rule, RulesFileError, rules_from_toml
-from llm_errors._match.bounds import NESTING_LIMIT, SIZE_LIMIT, bounds_problem, pattern_bounds
+from llm_errors import (
+    RULES,
+    Classifier,
+    ErrorCode,
+    Example,
+    Layer,
+    Rule,
+    RulesFileError,
+    rules_from_toml,
+)
+from llm_errors._match import matcher
+from llm_errors._match.bounds import (
+    NESTING_LIMIT,
+    SIZE_LIMIT,
+    SMALL_REPEAT,
+    backtracking_problem,
+    bounds_problem,
+    pattern_bounds,
+)
+from llm_errors._match.matcher import MatchTimeoutWarning
 
 #: Over the size limit, yet small enough to compile in a moment if the check let it through.
 REPEATED_REPEAT = r"w(?:zq{400}){400}x"
@@ -51,6 +69,7 @@ def test_problems_name_the_figure_and_the_limit():
         pytest.param(REPEATED_REPEAT, "once its counted repeats are multiplied out", id="size"),
         pytest.param(TOO_DEEP, "nests groups", id="depth"),
         pytest.param("(?V1)boom", "VERSION0 and VERSION1", id="version-flag"),
+        pytest.param(r"\bboom (a|aa)+$", "the shape of '(a|aa)+'", id="backtracking"),
     ],
 )
 def test_a_users_pattern_over_a_bound_is_refused_before_it_is_compiled(pattern, detail):
@@ -65,3 +84,129 @@ def test_a_users_pattern_over_a_bound_is_refused_before_it_is_compiled(pattern, 
     assert detail in str(caught.value)
     with pytest.raises(ValueError, match=r"rule 'u\.bomb'"):
         Classifier(extra_rules=[Rule("u.bomb", ErrorCode.SERVER, pattern, "x")])
+
+
+def test_every_builtin_pattern_passes_the_backtracking_check():
+    """No built-in rule has a refused shape (``rules check --builtin`` checks them so)."""
+    refused = {rule.id: backtracking_problem(rule.pattern) for rule in RULES}
+    assert {rule: problem for rule, problem in refused.items() if problem} == {}
+
+
+NESTED = "which holds an unbounded repeat (the shape of '(a+)+')"
+OVERLAPPING = "whose alternatives can start with the same character (the shape of '(a|aa)+')"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "at", "shape"),
+    [
+        pytest.param(r"\bfoo (a|aa)+$", 6, OVERLAPPING, id="issue-21"),
+        pytest.param(r"(a+)+", 0, NESTED, id="plus-in-plus"),
+        pytest.param(r"x(\w+\s?)*", 1, NESTED, id="word-and-optional-space"),
+        pytest.param(r"(?:x*y?)+", 0, NESTED, id="star-in-plus"),
+        pytest.param(rf"(?:\w+\s+){{0,{SMALL_REPEAT + 1}}}", 0, NESTED, id="large-count"),
+        pytest.param(rf"(?:\w+\s+){{{SMALL_REPEAT},}}", 0, NESTED, id="open-count"),
+        pytest.param(rf"(?:a{{1,{SMALL_REPEAT + 1}}}b)+", 0, NESTED, id="large-inner-count"),
+        pytest.param(r"(?:(?!x.*)b)+", 0, NESTED, id="in-a-lookahead"),
+        pytest.param(r"(?:a+?)*?", 0, NESTED, id="lazy"),
+        pytest.param(r"(a|aa)+", 0, OVERLAPPING, id="prefix"),
+        pytest.param(r"(?:ab|a)*", 0, OVERLAPPING, id="longer-first"),
+        pytest.param(r"(?:a|A)+", 0, OVERLAPPING, id="case-insensitive"),
+        pytest.param("(?:\u017f|s)+", 0, OVERLAPPING, id="long-s-folds-to-s"),
+        pytest.param(r"(?:\d|5)+", 0, OVERLAPPING, id="digit-class"),
+        pytest.param(r"(?:[a-z]|K)+", 0, OVERLAPPING, id="class-and-capital"),
+        pytest.param(r"(?:a?b|b)+", 0, OVERLAPPING, id="optional-first"),
+        pytest.param(r"(?:a|)+", 0, OVERLAPPING, id="empty-alternative"),
+        pytest.param(r"(?:.|a)+", 0, OVERLAPPING, id="any-character"),
+        pytest.param(r"(?P<name>a|aa)+", 0, OVERLAPPING, id="named-group"),
+        pytest.param("(?x:(?: a # a comment\n | a b )+)", 4, OVERLAPPING, id="verbose"),
+    ],
+)
+def test_backtracking_shapes_are_refused_with_the_group_and_the_fix(pattern, at, shape):
+    """The reason names the group's position, its shape and how to write it safely."""
+    problem = bounds_problem(pattern)
+    assert problem is not None
+    assert problem.startswith(f"repeats the group at position {at}, {shape}, so failing")
+    assert "possessive" in problem
+    assert "atomic ('(?>...)')" in problem
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        pytest.param(r"(?:\s|-)+", id="space-or-dash"),
+        pytest.param(r"(?:a|b)+", id="different-letters"),
+        pytest.param(r"(?:\s|\w)+", id="disjoint-categories"),
+        pytest.param(r"(?:\d|a)+", id="digit-or-letter"),
+        pytest.param(r"(?:[a-z]|-)+", id="class-or-outside"),
+        pytest.param(r"(?:\bnot found|\bmissing)+", id="after-a-boundary"),
+        pytest.param(rf"(?:\w+\s+){{0,{SMALL_REPEAT}}}", id="small-count"),
+        pytest.param(rf"(?:a{{1,{SMALL_REPEAT}}}b)+", id="small-inner-count"),
+        pytest.param(r"(a++)+", id="possessive-inner"),
+        pytest.param(r"(?:a|aa)++", id="possessive-outer"),
+        pytest.param(r"(?>a+)+", id="atomic-inner"),
+        pytest.param(r"(?>a|aa)+", id="atomic-alternatives"),
+        pytest.param(r"(?:a|aa)?", id="not-repeated"),
+        pytest.param(r"[(a|aa)+]", id="in-a-class"),
+        pytest.param(r"\(a|aa\)+", id="escaped-parentheses"),
+        pytest.param("(?x:(?: a | b )+)", id="verbose-spaces"),
+    ],
+)
+def test_safe_repeats_pass(pattern):
+    """Repeats that cannot split a text many ways pass (with the regex module's syntax)."""
+    assert bounds_problem(pattern) is None
+
+
+#: Not a refused shape (a group repeated at most SMALL_REPEAT times), yet failing on
+#: ``foo`` and 200 letters tries about C(200, 9), 10**16, ways to split them: no
+#: machine finishes it within the limit, so the verdict is certain. Without a space after
+#: ``foo`` the rule has no known start and is searched for; with one, it is tried where
+#: ``foo`` starts (the matcher's two routes).
+SLOW = {
+    "searched": (rf"\bfoo(?:\w+\s?){{1,{SMALL_REPEAT}}}\d", "foo12", "foo" + "a" * 200),
+    "anchored": (rf"\bfoo (?:\w+\s?){{1,{SMALL_REPEAT}}}\d", "foo 12", "foo " + "a" * 200),
+}
+
+
+@pytest.fixture(params=sorted(SLOW))
+def slow(request):
+    """A classifier with a slow rule, whose patterns get 0.05 s per text; a match, a slow text."""
+    pattern, match, slow_text = SLOW[request.param]
+    assert bounds_problem(pattern) is None  # the static check does not catch it
+    rule = Rule("u.slow", ErrorCode.SERVER, pattern, "slow", (Example(match, "test"),))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(matcher, "MATCH_TIMEOUT", 0.05)
+        return Classifier(extra_rules=[rule]), match, slow_text
+
+
+def test_a_text_over_the_match_time_limit_matches_no_rule(slow):
+    """The verdict is the non-retryable fallback, and a warning names the limit and rule."""
+    classifier, match, slow_text = slow
+    assert classifier.classify(match).rule == "u.slow"
+    with pytest.warns(MatchTimeoutWarning) as caught:
+        verdict = classifier.classify(slow_text)
+    assert (verdict.code, verdict.rule, verdict.layer) == (
+        ErrorCode.PROVIDER_ERROR,
+        "fallback",
+        Layer.FALLBACK,
+    )
+    assert not verdict.retryable
+    (warning,) = caught
+    assert "over the match-time limit (MATCH_TIMEOUT, 0.05 s)" in str(warning.message)
+    assert "tried: u.slow)" in str(warning.message)
+    with pytest.warns(MatchTimeoutWarning):
+        assert classifier.explain(slow_text).classification.rule == "fallback"
+
+
+def test_other_evidence_still_decides_when_the_text_is_over_the_limit(slow):
+    """Only the text layer fails: an error body's status still routes the error."""
+    classifier, _, slow_text = slow
+    with pytest.warns(MatchTimeoutWarning):
+        verdict = classifier.classify({"status": 429, "message": slow_text})
+    assert (verdict.code, verdict.layer) == (ErrorCode.RATE_LIMIT, Layer.STATUS)
+
+
+def test_only_rules_from_outside_the_table_get_a_time_limit():
+    """The built-in rules run without one (no cost); a user's rule, or a replaced one, with."""
+    assert Classifier()._matcher.timeout is None
+    replaced = Rule(RULES[0].id, RULES[0].code, r"\bupstream hiccup\b", "why")
+    assert Classifier(extra_rules=[replaced])._matcher.timeout == matcher.MATCH_TIMEOUT

@@ -169,3 +169,51 @@ def test_a_deeply_nested_file_is_an_error_not_a_crash():
 def test_the_builtin_codes_are_error_codes():
     """Every built-in rule's code is read into an ErrorCode."""
     assert {type(rule.code) for rule in RULES} == {ErrorCode}
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        pytest.param("a.b.c.d = 1", id="key"),
+        pytest.param("[a.b.c.d]", id="table-header"),
+        pytest.param("[[a . b . c . d]]", id="array-header-with-spaces"),
+        pytest.param('"a"."b".\'c\'.d = 1', id="quoted-parts"),
+        pytest.param('x = { "y" = 1, a.b.c.d = 2 }', id="in-an-inline-table"),
+    ],
+)
+def test_a_dotted_key_over_the_limit_is_refused_before_parsing(monkeypatch, key):
+    """Python's TOML parser is quadratic in a key's parts: over the limit, it is never run."""
+    monkeypatch.setattr(reader, "KEY_PARTS_LIMIT", 3)
+    monkeypatch.setattr(reader.tomllib, "loads", None)  # a call would raise TypeError
+    _, problems = read_rules(CLAUDE_RULES + key + "\n", name="f")
+    assert [str(p) for p in problems] == [
+        (
+            "f: is not valid TOML for a rules file: a dotted key of 4 parts, over the limit "
+            "of 3 (the keys of a rules file have one or two)"
+        )
+    ]
+
+
+def test_dots_in_strings_comments_and_values_are_no_key_parts(monkeypatch):
+    """Dotted text inside strings (of every kind), comments, numbers and times passes."""
+    monkeypatch.setattr(reader, "KEY_PARTS_LIMIT", 2)
+    dots = "a.b.c.d.e"
+    rule = CLAUDE_RULES.split("examples = [", 1)[0]
+    text = (
+        f"# {dots}\n[patterns]\n"
+        f'basic = \'{dots}\'\nescaped = "{dots} \\" {dots}"\n'
+        f'multi = """\n{dots}\n"{dots}"\n"""\n'
+        f"literal = '''{dots}\n{dots}'''\n"
+        f'closing = """{dots}"""""\n'
+        f"\n{rule}"
+        "[[rules.examples]]\n"
+        f'text = "{CLAUDE}"\nsource = "https://example.com/{dots}"  # {dots}\n'
+    )
+    document = tomllib.loads(text)
+    assert document["patterns"]["closing"] == dots + '""'
+    assert document["patterns"]["escaped"] == f'{dots} " {dots}'
+    (rule_read,), problems = read_rules(text, name="f")
+    assert problems == ()
+    assert rule_read.examples[0].source == f"https://example.com/{dots}"
+    values = CLAUDE_RULES.replace('why = "', 'xs = [1.5, 1979-05-27T07:32:00.999]\nwhy = "')
+    assert [p.field for p in read_rules(values, name="f")[1]] == ["xs"]  # an unknown key

@@ -205,6 +205,16 @@ def test_each_error_names_the_file_the_rule_and_the_field(text, rule, field, det
             'version = 1\n[[rules]]\nid = "x"\n', "version", "unknown top-level", id="top"
         ),
         pytest.param("rules = 3\n", "rules", "array of tables", id="rules-not-tables"),
+        pytest.param("", None, "holds no rules", id="empty"),
+        pytest.param("# nothing yet\n", None, "holds no rules", id="only-a-comment"),
+        pytest.param("[patterns]\nx = 'y'\n", None, "holds no rules", id="only-fragments"),
+        pytest.param("rules = []\n", None, "holds no rules", id="empty-array"),
+        pytest.param(
+            "a" + ".b" * 100_000 + " = 1\n",
+            None,
+            f"a dotted key of 100,001 parts, over the limit of {reader.KEY_PARTS_LIMIT}",
+            id="huge-dotted-key",
+        ),
     ],
 )
 def test_file_level_errors_name_the_file(text, field, detail):
