@@ -25,28 +25,43 @@ hold it, so a rule it triggers costs the ASCII path nothing. Caseless characters
 match only themselves under IGNORECASE, so the substring test is as sound as the
 word test.
 
-The analysis walks the pattern's parse tree (the standard library's ``re``
-parser, which reads the syntax our rules use), expands literal alternatives, and
-keeps a run of word characters only when both sides are provably separators:
+The analysis walks the pattern's parse tree (:mod:`llm_errors._match.syntax`, which
+reads the syntax our rules use as ``regex`` reads it), expands literal alternatives,
+and keeps a run of word characters only when both sides are provably separators:
 ``\b``, ``^``/``$``, a separator literal, or a class of separators such as
 ``\s`` or ``\W``. Anything it cannot prove degrades to "no triggers", which
-means "always try this rule": slower, never wrong. When a pattern uses syntax the
-``re`` parser does not know (``regex``-only features), the rule is always tried.
+means "always try this rule": slower, never wrong. When a pattern uses syntax that
+parser does not read (backreferences, ``\p{...}``, fuzzy matching), the rule is
+always tried.
 """
 
 from __future__ import annotations
 
 import itertools
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Final, assert_never
 
-# The standard library's private parser (``re._parser``, CPython 3.11-3.13, which the
-# package supports): tests/llm_errors/match/test_prefilter.py checks every built-in
-# rule gets triggers and anchors from it, so a change in it shows up as a failure.
-from re import _constants as _sre_c  # type: ignore[attr-defined]
-from re import _parser as _sre_parse  # type: ignore[attr-defined]
-from typing import Any, Final
+from llm_errors._match.syntax import (
+    Alternation,
+    Anchor,
+    AnchorKind,
+    AnyChar,
+    Category,
+    CategoryKind,
+    Char,
+    CharClass,
+    ClassMember,
+    LookAround,
+    Node,
+    PatternGroup,
+    PatternRepeat,
+    Range,
+    Sequence,
+    UnsupportedSyntaxError,
+    parse,
+)
 
 __all__ = [
     "COMMON",
@@ -333,55 +348,58 @@ class Triggers:
 
 
 _ALWAYS: Final = Triggers()
+#: Categories of separators only (``\\s``, ``\\W``): no ASCII word character.
+_SEPARATOR_CATEGORIES: Final = frozenset({CategoryKind.SPACE, CategoryKind.NOT_WORD})
 
 
 def _is_separator_char(ch: str) -> bool:
     return ch not in _WORD_CHARS and ord(ch) not in _FOLD_TO_ASCII
 
 
-def _literal(code: int) -> tuple[str, ...]:
-    ch = chr(code)
-    if code in _FOLD_TO_ASCII:
+def _literal(char: str) -> tuple[str, ...]:
+    if ord(char) in _FOLD_TO_ASCII:
         return (_ANY,)
-    return (ch.lower() if ch.isascii() else ch,)
+    return (char.lower() if char.isascii() else char,)
 
 
-def _class_expansions(items: Sequence[tuple[Any, Any]]) -> set[tuple[str, ...]]:
-    separator_categories = {
-        _sre_c.CATEGORY_SPACE,
-        _sre_c.CATEGORY_NOT_WORD,
-        _sre_c.CATEGORY_LINEBREAK,
-    }
+def _class_expansions(members: Iterable[ClassMember], *, negated: bool) -> set[tuple[str, ...]]:
+    if negated:
+        return {(_ANY,)}
+    members = list(dict.fromkeys(members))  # each member once, as written
+    if len(members) == 1 and isinstance(members[0], Char):
+        return {_literal(members[0].char)}
     chars: list[str] = []
     enumerable = True  # every member is a known character (no category, no big range)
     all_separators = True
-    for op, av in items:
-        if op is _sre_c.LITERAL:
-            members = [chr(av)]
-        elif op is _sre_c.RANGE:
-            low, high = av
-            if any(low <= c <= high for c in _FOLD_TO_ASCII):
-                return {(_ANY,)}
-            members = [chr(c) for c in range(low, high + 1)] if high - low < _MAX_RANGE else []
-            if not members:
+    for member in members:
+        match member:
+            case Char(char):
+                found = [char]
+            case Range(low_char, high_char):
+                low, high = ord(low_char), ord(high_char)
+                if any(low <= c <= high for c in _FOLD_TO_ASCII):
+                    return {(_ANY,)}
+                found = [chr(c) for c in range(low, high + 1)] if high - low < _MAX_RANGE else []
+                if not found:
+                    enumerable = False
+                    # IGNORECASE: a range of capitals holds word characters too.
+                    all_separators = all_separators and not any(
+                        low <= ord(ch) <= high or low <= ord(ch.upper()) <= high
+                        for ch in _WORD_CHARS
+                    )
+            case Category(kind) if kind in _SEPARATOR_CATEGORIES:
                 enumerable = False
-                # IGNORECASE: a range of capitals holds word characters too.
-                all_separators = all_separators and not any(
-                    low <= ord(ch) <= high or low <= ord(ch.upper()) <= high for ch in _WORD_CHARS
-                )
-        elif op is _sre_c.CATEGORY and av in separator_categories:
-            enumerable = False
-            continue
-        else:  # NEGATE, digit/word classes, ...: cannot reason about it
-            return {(_ANY,)}
-        chars.extend(members)
+                continue
+            case _:  # digit/word classes, ...: cannot reason about it
+                return {(_ANY,)}
+        chars.extend(found)
         all_separators = all_separators and all(
-            _is_separator_char(ch.lower() if ch.isascii() else ch) for ch in members
+            _is_separator_char(ch.lower() if ch.isascii() else ch) for ch in found
         )
     if all_separators:
         return {(_SEP,)}
     if enumerable and len(chars) <= _MAX_CLASS_LITERALS:
-        return {_literal(ord(ch)) for ch in chars}
+        return {_literal(ch) for ch in chars}
     return {(_ANY,)}
 
 
@@ -400,29 +418,20 @@ def _concat(left: set[tuple[str, ...]], right: set[tuple[str, ...]]) -> set[tupl
     return {a + b for a, b in itertools.product(left, right)}
 
 
-def _expand_at(av: Any) -> set[tuple[str, ...]]:
-    c = _sre_c
-    if av == c.AT_NON_BOUNDARY:
+def _expand_anchor(kind: AnchorKind) -> set[tuple[str, ...]]:
+    if kind is AnchorKind.NOT_BOUNDARY:
         return {()}
-    if av in (c.AT_BEGINNING, c.AT_BEGINNING_LINE, c.AT_BEGINNING_STRING):
+    if kind in (AnchorKind.START, AnchorKind.STRING_START):
         return {(_START,)}
-    if av in (
-        c.AT_BOUNDARY,
-        c.AT_END,
-        c.AT_END_LINE,
-        c.AT_END_STRING,
-    ):
-        return {(_BOUND,)}
-    return {(_ANY,)}
+    return {(_BOUND,)}  # \b, $, \Z
 
 
-def _expand_repeat(av: Any) -> set[tuple[str, ...]]:
-    low, high, body = av
-    inner = _expand(body)
-    empty: set[tuple[str, ...]] = {()} if low == 0 else set()
-    if high == 0:
+def _expand_repeat(repeat: PatternRepeat) -> set[tuple[str, ...]]:
+    inner = _expand(repeat.body)
+    empty: set[tuple[str, ...]] = {()} if repeat.low == 0 else set()
+    if repeat.high == 0:
         return {()}
-    if high == 1:
+    if repeat.high == 1:
         return inner | empty
     if all(_is_separator_expansion(e) for e in inner):
         return {(_SEP,)} | empty
@@ -434,39 +443,39 @@ def _expand_repeat(av: Any) -> set[tuple[str, ...]]:
     return {(*head, _ANY, *tail)} | empty
 
 
-def _expand_branch(av: Any) -> set[tuple[str, ...]]:
+def _expand_branch(alternatives: Iterable[Node]) -> set[tuple[str, ...]]:
     union: set[tuple[str, ...]] = set()
-    for alternative in av[1]:
+    for alternative in alternatives:
         union |= _expand(alternative)
     return union if len(union) <= _MAX_EXPANSIONS else {(_ANY,)}
 
 
-def _expand_item(op: Any, av: Any) -> set[tuple[str, ...]]:
-    c = _sre_c
-    if op is c.LITERAL:
-        return {_literal(av)}
-    if op is c.IN:
-        return _class_expansions(av)
-    if op is c.AT:
-        return _expand_at(av)
-    if op is c.SUBPATTERN:
-        return _expand(av[-1])
-    if op is c.ATOMIC_GROUP:
-        return _expand(av)
-    if op is c.BRANCH:
-        return _expand_branch(av)
-    if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
-        return _expand_repeat(av)
-    if op in (c.ASSERT, c.ASSERT_NOT):
-        return {()}  # zero-width: consumes nothing, so it neither adds nor splits tokens
-    return {(_ANY,)}
-
-
-def _expand(subpattern: Iterable[tuple[Any, Any]]) -> set[tuple[str, ...]]:
-    result: set[tuple[str, ...]] = {()}
-    for op, av in subpattern:
-        result = _concat(result, _expand_item(op, av))
-    return result
+def _expand(node: Node) -> set[tuple[str, ...]]:
+    match node:
+        case Char(char):
+            return {_literal(char)}
+        case CharClass(members, negated):
+            return _class_expansions(members, negated=negated)
+        case Category():
+            return _class_expansions((node,), negated=False)
+        case Anchor(kind):
+            return _expand_anchor(kind)
+        case PatternGroup(body):
+            return _expand(body)
+        case Alternation(alternatives):
+            return _expand_branch(alternatives)
+        case PatternRepeat():
+            return _expand_repeat(node)
+        case LookAround():
+            return {()}  # zero-width: consumes nothing, so it neither adds nor splits tokens
+        case Sequence(items):
+            result: set[tuple[str, ...]] = {()}
+            for item in items:
+                result = _concat(result, _expand(item))
+            return result
+        case AnyChar():
+            return {(_ANY,)}
+    assert_never(node)
 
 
 def _bounded(symbol: str | None) -> bool:
@@ -569,9 +578,8 @@ def _minimal(
 def derive_triggers(pattern: str) -> Triggers:
     """The trigger tokens (or, failing that, substrings) and anchors of a rule pattern."""
     try:
-        tree = _sre_parse.parse(pattern, 0)
-        expansions = _expand(tree)
-    except Exception:  # noqa: BLE001 - regex-only syntax or a parser limit: always try the rule
+        expansions = _expand(parse(pattern))
+    except UnsupportedSyntaxError:  # syntax outside the subset ``syntax`` reads: always try it
         return _ALWAYS
     anchors = {_anchor_of(expansion) for expansion in expansions}
     anchor_set = frozenset(a for a in anchors if a is not None) if None not in anchors else None

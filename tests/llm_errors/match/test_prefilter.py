@@ -9,7 +9,13 @@ from hypothesis import strategies as st
 
 from llm_errors import RULES
 from llm_errors._match.matcher import FLAGS, TextMatcher
-from llm_errors._match.prefilter import derive_triggers, is_foreign, text_tokens, translate
+from llm_errors._match.prefilter import (
+    Triggers,
+    derive_triggers,
+    is_foreign,
+    text_tokens,
+    translate,
+)
 
 
 @pytest.mark.parametrize(
@@ -88,6 +94,10 @@ def test_other_non_ascii_literals_are_not_tokens(pattern):
         pytest.param(r"\w+ failed", id="open-word"),
         pytest.param(r"\p{Lu}+ error", id="regex-only-syntax"),
         pytest.param(r".*", id="anything"),
+        # ``re`` reads these as literals; ``regex`` matches "rat" and "foo1" with them
+        pytest.param(r"\brate{d}\b", id="fuzzy-constraint"),
+        pytest.param(r"\bfoo[[:digit:]]\b", id="posix-class"),
+        pytest.param(r"(?i)\bfoo\b", id="inline-flags"),
     ],
 )
 def test_underivable_patterns_fall_back_safely(pattern):
@@ -96,6 +106,11 @@ def test_underivable_patterns_fall_back_safely(pattern):
     assert not triggers.tokens
     if triggers.substrings:
         assert all(sub in pattern.lower() for sub in triggers.substrings)
+
+
+def test_unreadable_syntax_means_always_try():
+    """A pattern the parser refuses is always tried: no tokens, substrings, anchors or ways."""
+    assert derive_triggers(r"\brate{d}\b") == Triggers()
 
 
 @pytest.mark.parametrize(
@@ -195,6 +210,9 @@ SEARCHED = frozenset(
 )
 
 
+# The analysis reads each pattern with its own parser (``_match/syntax.py``, as ``regex``
+# reads it; nothing walks ``re``'s private parser): test_syntax.py checks every built-in
+# rule parses, and this test that each gets triggers, so a change in either shows here.
 def test_every_builtin_rule_has_tokens_and_anchors():
     """No built-in rule turns the token prefilter off; anchors are missing only where named."""
     unanchored = set()
