@@ -1,9 +1,8 @@
-r"""Match a message against the whole rule table with one combined pattern.
+r"""Match a message against the whole rule table: the first rule in table order wins.
 
-All rules are alternatives of a single ``regex`` pattern, in table order, each in
-its own named group. The rule listed first in the table wins wherever it matches,
-which is exactly the precedence ``_rules/builtin.toml`` documents, without a loop over
-rules. Four things keep this fast on log-sized input:
+The rule listed first in the table wins wherever it matches, which is exactly the
+precedence ``_rules/builtin.toml`` documents. Four things keep this fast on
+log-sized input:
 
 1. **Triggers** (``prefilter``): a line containing none of the rules' trigger
    tokens cannot match, and is answered after one ``bytes.translate``, one
@@ -15,17 +14,19 @@ rules. Four things keep this fast on log-sized input:
    and required tokens the line contains is worked out once and cached under
    that token set: the candidate rules (a rule stays only if the line holds every
    token of one of its ways to match, so ``connection pool`` does not try the
-   ``connection error`` rule), and for each anchor present the combined pattern
-   of the rules that can start there, best rule first.
+   ``connection error`` rule), and for each anchor present the rules that can
+   start there, best rule first. Building a plan compiles nothing.
 3. **Anchors**: nearly every rule's matches start, after ``\b``, with one of a
-   few known tokens. The combined pattern is then *tried at those offsets*
-   (``pattern.match(text, offset)``), not searched for along the whole line; the
-   lowest rule index wins, and an anchor that cannot beat it is not tried.
+   few known tokens. Each candidate's own pattern (compiled on its first try, once
+   per process) is then *tried at those offsets* (``pattern.match(text, offset)``),
+   not searched for along the whole line; the lowest rule index wins, and a rule
+   that cannot beat it is not tried.
 4. **Search** for the rules without anchors (user rules that start with a
-   character class, say), :data:`SEARCH_CHUNK` rules at a time in table order: one
-   search finds the leftmost match; when it belongs to a lower-priority rule, the
-   search is repeated with only the rules listed before it (a shorter pattern, which
-   usually finds nothing).
+   character class, say): :data:`SEARCH_CHUNK` rules at a time, in table order, as
+   alternatives of one pattern, each in its own named group. One search finds the
+   leftmost match; when it belongs to a lower-priority rule, the search is repeated
+   with only the rules listed before it (a shorter pattern, which usually finds
+   nothing).
 
 Users' patterns are not known to run in linear time (``bounds.py`` refuses the
 classic exponential shapes, not every slow one), so a matcher holding rules from
@@ -84,7 +85,7 @@ __all__ = [
 
 #: How every rule is compiled: case-insensitive, ``^``/``$`` at line boundaries.
 FLAGS: Final = _re.IGNORECASE | _re.MULTILINE | _re.VERSION0
-#: Plans and combined patterns kept (least recently used ones are dropped).
+#: Plans and search patterns kept (least recently used ones are dropped).
 CACHE_LIMIT: Final = 4096
 #: Offsets at which one anchor's rules are tried per line: bounds the work per line
 #: (a rule with an unbounded lookahead tried at every one of many repeated anchors
@@ -166,11 +167,11 @@ class TextMatch:
 
 
 class _Try(NamedTuple):
-    """Try ``pattern`` wherever the token in ``needle`` starts; ``first`` is its best rule."""
+    """Try ``rules`` (in table order) wherever the token in ``needle`` starts; ``first`` leads."""
 
     first: int
     needle: bytes
-    pattern: _re.Pattern[str]
+    rules: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,8 +180,7 @@ class _Plan:
 
     Everything that depends only on that token set is worked out once and cached:
     the candidate rules, the ones that must be searched for (no anchors), and the
-    anchors present with the combined pattern of the rules that can start there,
-    best rule first.
+    anchors present with the rules that can start there, best rule first.
     """
 
     candidates: tuple[int, ...]
@@ -317,6 +317,8 @@ class TextMatcher:
         # What depends only on a line's token set is worked out once (bounded caches).
         self._plan = functools.lru_cache(maxsize=CACHE_LIMIT)(self._build_plan)
         self._pattern = functools.lru_cache(maxsize=CACHE_LIMIT)(self._compile)
+        # Each rule's own pattern, tried at its anchors (``None``: not compiled yet).
+        self._patterns: list[_re.Pattern[str] | None] = [None] * len(self.rules)
 
     # ------------------------------------------------------------------ public
     def candidates(self, text: str) -> tuple[int, ...]:
@@ -389,22 +391,26 @@ class TextMatcher:
             found = self._search(text, plan.scanned, deadline)
             if found is not None:
                 best = self._rule_of[found.lastgroup or ""]
-        for first, needle, pattern in plan.tries:
+        patterns = self._patterns
+        for first, needle, rules in plan.tries:
             if best <= first:
                 break  # no rule anchored here can beat the best so far
             starts = _line_starts(text) if needle == _LINE_STARTS else _token_starts(padded, needle)
             for at in starts:
-                tried = (
-                    pattern.match(text, at)
-                    if deadline is None
-                    else pattern.match(text, at, timeout=_left(deadline))
-                )
-                if tried is not None:
-                    index = self._rule_of[tried.lastgroup or ""]
-                    if index < best:
+                for index in rules:
+                    if index >= best:
+                        break
+                    pattern = patterns[index] or self._compile_rule(index)
+                    tried = (
+                        pattern.match(text, at)
+                        if deadline is None
+                        else pattern.match(text, at, timeout=_left(deadline))
+                    )
+                    if tried is not None:
                         best, found = index, tried
-                        if index == first:
-                            break
+                        break
+                if best == first:
+                    break
         return best, found
 
     def search_all_rules(self, text: str) -> TextMatch | None:
@@ -486,14 +492,15 @@ class TextMatcher:
                 if anchor is not None:
                     by_anchor.setdefault(anchor, []).append(i)
         tries = sorted(
-            _Try(
-                rules[0],
-                anchor if anchor == _LINE_STARTS else b" " + anchor + b" ",
-                self._pattern(tuple(rules)),
-            )
+            _Try(rules[0], anchor if anchor == _LINE_STARTS else b" " + anchor + b" ", tuple(rules))
             for anchor, rules in by_anchor.items()
         )
         return _Plan(candidates=tuple(candidates), scanned=tuple(scanned), tries=tuple(tries))
+
+    def _compile_rule(self, index: int) -> _re.Pattern[str]:
+        """Rule ``index``'s own pattern, compiled on its first try (most rules never are)."""
+        pattern = self._patterns[index] = _re.compile(self.rules[index].pattern, FLAGS)
+        return pattern
 
     def _compile(self, candidates: tuple[int, ...]) -> _re.Pattern[str]:
         source = "|".join(_alternative(i, self.rules[i].pattern) for i in candidates)
