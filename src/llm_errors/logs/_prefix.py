@@ -6,10 +6,12 @@ failed: ...``. Lines that report the same failure differ in the timestamp and th
 ids, so the scanner's verdict cache (``_scan.VERDICT_CACHE_LIMIT``) is keyed on the
 line with those two fields *canonical*: every digit and hex letter is ``0`` (but a
 fraction of a second from 400 to 599 standing alone, which the rules read as a
-status). Nothing else changes, so the canonical line has the same length, the same
-word and non-word characters and the same level, logger and message: the verdict
-is that of the canonical line (docs/classifier.md, "Verdict
-cache", says why this is a definition and how it was checked).
+status). So are the ids in the message that many logs end an error with (a UUID,
+or ``req_`` and 24 hex digits): a hex run of at least 16 holding a digit and a
+letter. Nothing else changes, so the canonical line has the same length, the same
+word and non-word characters and the same level, logger and message words: the
+verdict is that of the canonical line (docs/classifier.md, "Verdict cache", says
+why this is a definition and how it was checked).
 
 The excerpt cache (``_scan.excerpt``) uses :func:`message_start`: where the message
 begins after the whole prefix.
@@ -41,6 +43,13 @@ _HEAD = re.compile(
     re.VERBOSE | re.ASCII,
 )
 _ID = re.compile(_ID_FORM, re.ASCII)
+# An id in the message: a UUID, or a run of at least 16 hex digits holding both a digit
+# and a letter (a request or trace id; digits alone may be a time), standing alone or
+# after ``_`` (``req_9f86d081...``). Runs are found by a plain class scan (a pattern
+# with look-arounds is several times slower per line) and their shape checked after.
+_HEX_RUN = re.compile(r"[0-9A-Fa-f][0-9A-Fa-f-]{15,}", re.ASCII)
+_UUID = re.compile(r"[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}", re.ASCII)
+_ID_MIN: Final = 16
 _CANON: Final = bytes.maketrans(b"0123456789abcdefABCDEF", b"0" * 22)
 _STATUS_DIGITS: Final = frozenset("45")
 _STATUS_WIDTH: Final = 3
@@ -81,14 +90,41 @@ def _more_ids(line: str, pos: int) -> tuple[list[tuple[int, int]], int]:
     return spans, pos
 
 
-def canonical(line: str) -> str:
-    """``line`` with its prefix's timestamp and bracketed ids canonical (see the module doc).
+def _is_id(text: str, start: int, end: int) -> bool:
+    """Whether the hex run ``text[start:end]`` is a message id (see :data:`_HEX_RUN`)."""
+    if (start and text[start - 1].isascii() and text[start - 1].isalnum()) or (
+        end < len(text) and text[end].isascii() and text[end].isalnum()
+    ):
+        return False
+    run = text[start:end]
+    if "-" in run:
+        return _UUID.fullmatch(run) is not None
+    return len(run) >= _ID_MIN and not run.isdigit() and not run.isalpha()
 
-    A line without a recognised prefix is returned as it is.
+
+def _message_ids(text: str) -> str:
+    """``text`` with its message ids zeroed (the same text when it has none)."""
+    parts: list[str] = []
+    pos = 0
+    for found in _HEX_RUN.finditer(text):
+        start, end = found.span()
+        if _is_id(text, start, end):
+            parts += [text[pos:start], _zeroed(text[start:end])]
+            pos = end
+    if not parts:
+        return text
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def canonical(line: str) -> str:
+    """``line`` with its prefix's timestamp and ids, and its message's ids, canonical.
+
+    See the module doc. A line without a recognised prefix keeps its prefix as it is.
     """
     head = _head(line)
     if head is None:
-        return line
+        return _message_ids(line)
     start, end = head.span("stamp")
     spans = [] if head["id"] is None else [head.span("id")]
     if spans:
@@ -102,7 +138,7 @@ def canonical(line: str) -> str:
     for id_start, id_end in spans:
         parts += [line[end:id_start], _zeroed(line[id_start:id_end])]
         end = id_end
-    parts.append(line[end:])
+    parts.append(_message_ids(line[end:]))
     return "".join(parts)
 
 

@@ -20,6 +20,12 @@ PREFIXES = (
     "2026-07-22T14:29:50.123456Z ERROR httpx [0123456789abcdef0123] ",
 )
 
+#: Ids as many logs end an error message with (``_prefix._HEX_RUN``).
+ID_TAILS = (
+    " (request id: req_9f86d081884c7d65a1b2c3d4)",
+    " trace=5030a429-0000-4290-8000-000000000503",
+)
+
 
 @pytest.mark.parametrize(
     ("line", "expected"),
@@ -52,6 +58,23 @@ PREFIXES = (
             "0000-00-00T00:00:00Z ERROR app [status=429] x",
             id="short-bracket-is-no-id",
         ),
+        pytest.param(
+            "2026-07-22T10:00:00Z ERROR a.b 503 (request id: req_9f86d081884c7d65a1b2c3d4)",
+            "0000-00-00T00:00:00Z ERROR a.b 503 (request id: req_000000000000000000000000)",
+            id="message-request-id",
+        ),
+        pytest.param(
+            "failed 123e4567-e89b-12d3-a456-426614174000, retry in 30s",
+            "failed 00000000-0000-0000-0000-000000000000, retry in 30s",
+            id="message-uuid-without-prefix",
+        ),
+        pytest.param(
+            "reset at 1734567890123456789 x deadbeefdeadbeefcafe y 9f86d081884c7d65z "
+            "0123456789abcdef0123-",
+            "reset at 1734567890123456789 x deadbeefdeadbeefcafe y 9f86d081884c7d65z "
+            "0123456789abcdef0123-",
+            id="digits-alone-letters-alone-glued-runs-kept",
+        ),
     ],
 )
 def test_canonical_zeroes_only_the_stamp_and_ids(line, expected):
@@ -79,11 +102,13 @@ def test_canonical_lines_get_the_verdict_of_the_line():
 
     This is the check behind classifying the canonical form (docs/classifier.md,
     "Verdict cache"); keeping a status-like fraction of a second is what it needs.
+    Each example is also tried with a message id appended (folded in the canonical line).
     """
     differing = []
     for rule in RULES:
         for example in rule.examples:
-            for message in (example.text, " ".join(example.text.split())):
+            flat = " ".join(example.text.split())
+            for message in (example.text, flat, *(flat + tail for tail in ID_TAILS)):
                 for prefix in PREFIXES:
                     line = prefix + message
                     if classify(canonical(line)) != classify(line):
