@@ -22,7 +22,7 @@ import functools
 import importlib
 import re
 import zlib
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -38,10 +38,23 @@ from llm_errors.logs._scan import (
 )
 from llm_errors.logs._stored import load_or_compile
 
-__all__ = ["BLOCK_SIZE", "CutLine", "LineFilter", "Records", "iter_blocks", "line_filter"]
+__all__ = [
+    "BLOCK_SIZE",
+    "WORDS_LIMIT",
+    "CutLine",
+    "LineFilter",
+    "Records",
+    "iter_blocks",
+    "line_filter",
+]
 
 #: Bytes read at a time (the last partial line is carried to the next block).
 BLOCK_SIZE: Final = 1 << 20
+#: Bytes of trigger words per expression: Hyperscan refuses an expression of about
+#: 16,000 bytes, and a record's word expression of 200 words of 40 letters ("Pattern is
+#: too large"), as a few hundred user rules with a word each give; so longer lists are
+#: split over several expressions.
+WORDS_LIMIT: Final = 4096
 _MARKED: Final = 0  # the expression ids
 _WORDS: Final = 1
 
@@ -155,10 +168,6 @@ class LineFilter:
         identifiers: Iterable[str] = (),
     ) -> None:
         tokens = sorted(tokens)
-        ascii_tokens = [token for token in tokens if token.isascii()]
-        words = b"|".join(re.escape(token) for token in ascii_tokens)
-        # A non-ASCII token (UTF-8, caseless) is found as a substring, as the matcher does.
-        foreign = b"".join(b"|" + _escaped(token) for token in tokens if not token.isascii())
         if records is Records.KEEP:
             hints = "|".join(re.escape(hint) for hint in _MARKER_HINTS).encode()
             marked = hints + rb"|" + _SPECIAL + rb"(?:" + _OBJECT + rb"|[\x80-\xff])"
@@ -174,18 +183,23 @@ class LineFilter:
                 marked += rb"|^[^{\n]"
         # Each reported once per line at its end: ``[^\n]*$`` runs to the line end, and
         # Hyperscan reports each end offset of an expression once.
-        word = rb"(?:(?i:\b(?:" + words + rb")\b)" + foreign + rb")"
-        expressions = [rb"(?:" + marked + rb")[^\n]*$", word + rb"[^\n]*$"]
-        ids = [_MARKED, _WORDS]
-        if records is not Records.KEEP:
+        expressions = [rb"(?:" + marked + rb")[^\n]*$"]
+        ids = [_MARKED]
+        for word in _word_expressions(tokens):
+            if records is Records.KEEP:
+                expressions.append(word + rb"[^\n]*$")
+                ids.append(_WORDS)
+                continue
             # In a record, only a word in a value counts (a key is never classified): the
             # string holding it closes before ``,``, ``}`` or ``]``, or it ends a bare value.
-            expressions[1] = rb"^(?:[^{\n][^\n]*)?" + expressions[1]
             expressions += [
+                rb"^(?:[^{\n][^\n]*)?" + word + rb"[^\n]*$",
                 rb"^\{[^\n]*" + word + rb"(?:[^\"\n]*\")?[ \t]*[,}\]][^\n]*$",
-                _NOT_CLOSED,
             ]
-            ids += [_WORDS, _MARKED]
+            ids += [_WORDS, _WORDS]
+        if records is not Records.KEEP:
+            expressions.append(_NOT_CLOSED)
+            ids.append(_MARKED)
         flags = [hyperscan.HS_FLAG_MULTILINE] * len(expressions)
 
         def compile_database() -> Any:
@@ -215,6 +229,32 @@ class LineFilter:
         if len(block) > MAX_INPUT:
             marked.update(_long_line_ends(block))
         return sorted(marked | words), words - marked
+
+
+def _word_expressions(tokens: Sequence[bytes]) -> list[bytes]:
+    """The trigger ``tokens`` as alternations of at most :data:`WORDS_LIMIT` bytes each.
+
+    An ASCII token is a caseless whole word; a non-ASCII one (UTF-8, caseless) is
+    found as a substring, as the matcher does.
+    """
+    alternatives = [re.escape(token) for token in tokens if token.isascii()]
+    foreign = [_escaped(token) for token in tokens if not token.isascii()]
+    words = [rb"(?i:\b(?:" + b"|".join(chunk) + rb")\b)" for chunk in _chunks(alternatives)]
+    return words + [rb"(?:" + b"|".join(chunk) + rb")" for chunk in _chunks(foreign)]
+
+
+def _chunks(alternatives: Sequence[bytes]) -> Iterator[list[bytes]]:
+    """``alternatives`` in order, in runs whose total length stays under :data:`WORDS_LIMIT`."""
+    chunk: list[bytes] = []
+    size = 0
+    for alternative in alternatives:
+        if chunk and size + len(alternative) + 1 > WORDS_LIMIT:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(alternative)
+        size += len(alternative) + 1
+    if chunk:
+        yield chunk
 
 
 def _long_line_ends(block: bytes) -> list[int]:
@@ -249,7 +289,12 @@ def _filter_for(
     tokens: frozenset[bytes], records: Records, identifiers: frozenset[str]
 ) -> LineFilter | None:
     module = _hyperscan()
-    return None if module is None else LineFilter(module, tokens, records, identifiers)
+    if module is None:
+        return None
+    try:
+        return LineFilter(module, tokens, records, identifiers)
+    except module.error:  # a database Hyperscan refuses to build: every line is read
+        return None
 
 
 def line_filter(

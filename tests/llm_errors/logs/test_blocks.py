@@ -80,6 +80,20 @@ def test_line_filter_keeps_what_may_matter(line, kept):
     assert line_filter(frozenset()) is not None
 
 
+@pytest.mark.parametrize("records", list(_blocks.Records))
+def test_many_trigger_words_are_split_over_expressions(records):
+    """Words past one expression's limit (hundreds of user rules) are all still found."""
+    pytest.importorskip("hyperscan")
+    words = [b"w%03dtriggerword" % i + b"x" * 30 for i in range(400)]
+    assert sum(map(len, words)) > 16_000  # over what Hyperscan takes in one expression
+    found = line_filter(frozenset(words), records)
+    assert found is not None
+    for word in (words[0], words[199], words[-1]):
+        for line in (b"INFO a " + word.upper() + b" b", b'{"msg": "a ' + word + b' b"}'):
+            block = b"INFO a\n" + line + b"\nINFO b\n"
+            assert block.index(b"\n", 7) in found.ends(block)[0], (records, line)
+
+
 #: Real multi-line errors (test_group.py), in blocks after a ``== ID SOURCE`` line.
 MULTI_LINE = Path(__file__).with_name("multi_line.txt")
 
