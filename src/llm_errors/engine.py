@@ -22,6 +22,7 @@ from llm_errors._classify import _default as default_classifier
 from llm_errors._evidence import MAX_VALUES
 from llm_errors._evidence import gathered as reads_key
 from llm_errors._match import prefilter as _prefilter
+from llm_errors._match import syntax as _syntax
 from llm_errors._match.matcher import known_triggers, triggers_of
 from llm_errors._match.prefilter import Triggers, derive_triggers
 from llm_errors._redact import inert, scrub
@@ -49,6 +50,10 @@ __all__ = [
     "triggers_of",
 ]
 
-#: The source file of the trigger analysis: what a stored table of triggers is keyed
-#: on, so that a changed analysis never reads triggers an older one derived.
-TRIGGER_ANALYSIS: typing.Final = pathlib.Path(_prefilter.__file__)
+#: The source files of the trigger analysis (the derivation and the pattern parser it
+#: walks): what a stored table of triggers is keyed on, so that a changed analysis
+#: never reads triggers an older one derived.
+TRIGGER_ANALYSIS: typing.Final = (
+    pathlib.Path(_prefilter.__file__),
+    pathlib.Path(_syntax.__file__),
+)

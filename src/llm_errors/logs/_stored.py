@@ -168,14 +168,14 @@ def _table(data: bytes, patterns: Sequence[str]) -> dict[str, Triggers]:
 def stored_triggers(patterns: Sequence[str]) -> None:
     """Give the matcher the stored triggers of ``patterns``; store them if they were missing.
 
-    Keyed on the patterns and on the source of :mod:`llm_errors._match.prefilter`, so a
-    changed analysis never reads triggers that an older one derived.
+    Keyed on the patterns and on the source of the analysis (``engine.TRIGGER_ANALYSIS``),
+    so a changed analysis never reads triggers that an older one derived.
     """
     directory = cache_dir()
     if directory is None:
         return
-    source = TRIGGER_ANALYSIS.read_bytes()
-    path = directory / f"triggers-{_digest(source, *(p.encode() for p in patterns))}.json"
+    sources = [source.read_bytes() for source in TRIGGER_ANALYSIS]
+    path = directory / f"triggers-{_digest(*sources, *(p.encode() for p in patterns))}.json"
     data = _read(path)
     if data is not None:
         try:

@@ -61,14 +61,17 @@ def test_a_damaged_trigger_table_is_derived_again_and_replaced(tmp_path, monkeyp
     assert path.read_bytes() == good
 
 
-def test_another_trigger_analysis_reads_another_table(tmp_path, monkeypatch):
-    """The table is keyed on the analysis's source: a changed prefilter never reads an old one."""
+@pytest.mark.parametrize("changed", range(len(TRIGGER_ANALYSIS)))
+def test_another_trigger_analysis_reads_another_table(tmp_path, monkeypatch, changed):
+    """Keyed on the analysis's sources: a changed prefilter or parser never reads an old table."""
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     patterns = [rule.pattern for rule in RULES[:5]]
     stored_triggers(patterns)
-    changed = tmp_path / "prefilter.py"
-    changed.write_bytes(TRIGGER_ANALYSIS.read_bytes() + b"\n# changed\n")
-    monkeypatch.setattr(_stored, "TRIGGER_ANALYSIS", changed)
+    sources = list(TRIGGER_ANALYSIS)
+    copy = tmp_path / sources[changed].name
+    copy.write_bytes(sources[changed].read_bytes() + b"\n# changed\n")
+    sources[changed] = copy
+    monkeypatch.setattr(_stored, "TRIGGER_ANALYSIS", tuple(sources))
     stored_triggers(patterns)
     assert len(list((tmp_path / "cache").glob("triggers-*.json"))) == 2
 
