@@ -601,6 +601,11 @@ def test_override_changes_structured_evidence_too():
         pytest.param(r"unbalanced (", "does not compile", id="syntax"),
         pytest.param(r"(?i)global", "global inline flags", id="global-flag"),
         pytest.param(r"(a)\1", "backreferences", id="backreference"),
+        pytest.param(r"a(?R)?b", "recursion", id="recursion-whole"),
+        pytest.param(r"x(a)(?1)", "recursion", id="recursion-group"),
+        pytest.param(r"x(a)(?-1)", "recursion", id="recursion-relative"),
+        pytest.param(r"(?P<n>a)(?&n)", "recursion", id="recursion-named"),
+        pytest.param(r"(?P<n>a)(?P>n)", "recursion", id="recursion-python-named"),
     ],
 )
 def test_bad_rule_fails_at_construction(pattern, message):

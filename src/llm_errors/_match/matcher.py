@@ -130,6 +130,8 @@ def triggers_of(pattern: str) -> Triggers:
     return _derived(pattern) if known is None else known
 
 
+# Recursion into the pattern or a group: (?R), (?1), (?-1), (?&name), (?P>name).
+_RECURSION = _re.compile(r"(?<!\\)\(\?(?:R|[+-]?[0-9]+|&\w+|P>\w+)\)")
 _GLOBAL_FLAGS = _re.compile(r"(?<!\\)\(\?[a-zA-Z0-9]*-?[a-zA-Z0-9]*\)")
 _BACKREFERENCE = _re.compile(r"(?<!\\)(?:\\[1-9]|\\g<\d+>|\(\?P=)")
 
@@ -217,6 +219,11 @@ def _line_starts(text: str) -> Iterator[int]:
 
 
 def _validate(rule: Rule, position: int) -> None:
+    if _RECURSION.search(rule.pattern):
+        raise ValueError(
+            f"rule {rule.id!r}: recursion such as '(?R)', '(?1)' or '(?&name)' is not supported "
+            "(it can take exponential time); write the repeated part out"
+        )
     if _GLOBAL_FLAGS.search(rule.pattern):
         raise ValueError(
             f"rule {rule.id!r}: global inline flags such as '(?i)' would leak into other rules; "
