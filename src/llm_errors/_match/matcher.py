@@ -31,9 +31,11 @@ log-sized input:
 Users' patterns are not known to run in linear time (``bounds.py`` refuses the
 classic exponential shapes, not every slow one), so a matcher holding rules from
 outside the built-in table gives its patterns :data:`MATCH_TIMEOUT` seconds per
-text. When they take longer, the text layer fails safe: that text matches no rule
-(the classifier's verdict is then decided by other evidence, or is the
-non-retryable fallback), and a :class:`MatchTimeoutWarning` names the limit and
+text. When they take longer, the text layer fails safe: that text matches none of
+the user rules, only the built-in ones are tried on it (without a limit: they are
+linear), and when none of those matches either, the classifier's verdict is
+decided by other evidence, or is the non-retryable fallback. A
+:class:`MatchTimeoutWarning` names the limit and
 the user rules that were tried. The built-in rules are measured by the tests
 (``tests/llm_errors/test_linear_time.py``): a matcher of only those passes no
 limit, which would cost each pattern call about half a microsecond.
@@ -92,8 +94,8 @@ CACHE_LIMIT: Final = 4096
 #: would be quadratic). Far more than any real message repeats one anchor word.
 ANCHOR_TRIES: Final = 16
 #: Seconds the patterns may take over one text when the matcher holds rules from outside
-#: the built-in table; over it, the text matches no rule (a whole 256 KiB input takes
-#: the built-in rules under 0.1 s).
+#: the built-in table; over it, only the built-in rules are tried on the text (a whole
+#: 256 KiB input takes them under 0.1 s).
 MATCH_TIMEOUT: Final = 1.0
 #: Rules without anchors searched for with one combined pattern: searching the rules
 #: listed before the one found compiles a pattern of them, which must stay small (with
@@ -137,7 +139,7 @@ _BACKREFERENCE = _re.compile(r"(?<!\\)(?:\\[1-9]|\\g<\d+>|\(\?P=)")
 
 
 class MatchTimeoutWarning(RuntimeWarning):
-    """The patterns took over :data:`MATCH_TIMEOUT` on a text, which then matched no rule."""
+    """The patterns took over :data:`MATCH_TIMEOUT` on a text: only built-in rules were tried."""
 
 
 def _left(deadline: float) -> float:
@@ -359,7 +361,7 @@ class TextMatcher:
             best, found = self._best(text, padded, plan, deadline)
         except TimeoutError:
             self._timed_out(plan.candidates)
-            return None
+            best, found = self._best(text, padded, self._built_in(plan), None)
         if found is None:
             return None
         if not text.isascii():  # a regex digit may be a non-ASCII digit, which is no token
@@ -443,12 +445,26 @@ class TextMatcher:
         warnings.warn(
             MatchTimeoutWarning(
                 f"a text took the rules' patterns over the match-time limit "
-                f"(MATCH_TIMEOUT, {self.timeout:g} s), so no rule matched it: a pattern "
-                f"backtracks too much on it (rules from outside the built-in table that "
-                f"were tried: {named or 'none'})"
+                f"(MATCH_TIMEOUT, {self.timeout:g} s), so only the built-in rules were tried "
+                f"on it: a pattern backtracks too much on it (rules from outside the built-in "
+                f"table that were tried: {named or 'none'})"
             ),
             stacklevel=2,
         )
+
+    def _built_in(self, plan: _Plan) -> _Plan:
+        """``plan`` without the rules from outside the built-in table."""
+        rules = self.rules
+
+        def kept(indices: tuple[int, ...]) -> tuple[int, ...]:
+            return tuple(i for i in indices if rules[i] in _BUILT_IN)
+
+        tries = [
+            _Try(kept_rules[0], needle, kept_rules)
+            for _, needle, candidates in plan.tries
+            if (kept_rules := kept(candidates))
+        ]
+        return _Plan(kept(plan.candidates), kept(plan.scanned), tuple(sorted(tries)))
 
     def _foreign_in(self, text: str) -> list[bytes]:
         """The non-ASCII trigger tokens ``text`` contains (as substrings)."""

@@ -197,6 +197,18 @@ def test_a_text_over_the_match_time_limit_matches_no_rule(slow):
         assert classifier.explain(slow_text).classification.rule == "fallback"
 
 
+def test_built_in_rules_still_decide_a_text_over_the_limit(slow):
+    """Only the user rules lose the text: the built-in table is tried on it, without a limit."""
+    classifier, _, slow_text = slow
+    text = slow_text + " rate limit exceeded"
+    expected = Classifier().classify(text)
+    assert expected.rule != "fallback"
+    with pytest.warns(MatchTimeoutWarning) as caught:
+        verdict = classifier.classify(text)
+    assert verdict == expected
+    assert "only the built-in rules were tried" in str(caught[0].message)
+
+
 def test_other_evidence_still_decides_when_the_text_is_over_the_limit(slow):
     """Only the text layer fails: an error body's status still routes the error."""
     classifier, _, slow_text = slow
