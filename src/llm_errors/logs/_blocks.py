@@ -37,6 +37,7 @@ from llm_errors.logs._scan import (
     TRACEBACK_HINT,
 )
 from llm_errors.logs._stored import load_or_compile
+from llm_errors.logs._superset import superset
 
 __all__ = [
     "BLOCK_SIZE",
@@ -44,6 +45,7 @@ __all__ = [
     "CutLine",
     "LineFilter",
     "Records",
+    "RuleWords",
     "iter_blocks",
     "line_filter",
 ]
@@ -67,7 +69,14 @@ _MARKER_HINTS: Final = (*MARKER_HINTS, TRACEBACK_HINT)
 _SPECIAL: Final = rb"[\x00\x1b]|\xc5\xbf|\xc4\xb0|\xc4\xb1|\xe2\x84\xaa|^[\t\x0b\x0c\r \x1c-\x1f]*"
 # ... and a JSON object at the line start, unless records are read by their signs.
 _OBJECT: Final = rb"\{"
+# Where a rule's expression is not trusted (``_superset``): a non-ASCII byte, or a
+# control character ``\s`` may or may not match.
+_UNTRUSTED: Final = rb"[\x80-\xff\x0b\x0c\x1c-\x1f]"
 _LEAD: Final = rb"[\x80-\xff]|[\t\x0b\x0c\r \x1c-\x1f]\{"
+
+
+#: A rule as the filter takes it: its pattern, and its trigger tokens (UTF-8).
+RuleWords = tuple[str, frozenset[bytes]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,26 +157,32 @@ def _signs(identifiers: Iterable[str]) -> bytes:
 class LineFilter:
     """One Hyperscan database: reports the end of each line that may hold an error.
 
-    Two expressions: the rules' trigger words, and everything else that makes a line
-    worth the per-line scan (the marker hints, a traceback header, a JSON object, the
-    special characters). A line that only the words expression finds holds *words
-    only*: the scanner skips its other checks (:meth:`~llm_errors.logs.Scanner.feed_words`),
-    unless it starts with ``{``.
+    Expressions of two kinds. *Words*: for each rule, an expression that matches every
+    line the rule matches (:func:`~llm_errors.logs._superset.superset`, on ASCII lines
+    without the control characters the engines read differently), or, for a rule
+    that cannot be written so, its trigger words; and on the lines where those
+    expressions are not trusted (non-ASCII or with such a character), any rule's
+    trigger word. *Marked*: everything else that makes a line worth the per-line scan
+    (the marker hints, a traceback header, a JSON object, the special characters).
+    A line that only words expressions find holds *words only*: the scanner skips its
+    other checks (:meth:`~llm_errors.logs.Scanner.feed_words`), unless it starts with ``{``.
 
-    With ``records`` other than :attr:`Records.KEEP`, a line starting with ``{`` is
-    reported for a trigger word, a marker hint other than a level key's, or a sign
-    of an error (:func:`_signs`; ``identifiers`` are the error bodies' identifiers):
-    ``{"level": "info", "msg": "served /healthz"}`` is passed over.
+    ``rules`` are each rule's pattern and trigger tokens (the non-ASCII ones UTF-8
+    encoded, found as caseless substrings). With ``records`` other than
+    :attr:`Records.KEEP`, a line starting with ``{`` is reported for a trigger word in
+    a value, a marker hint other than a level key's, or a sign of an error
+    (:func:`_signs`; ``identifiers`` are the error bodies' identifiers):
+    ``{"level": "info", "msg": "served /healthz"}`` is passed over (a rule's
+    expression may report it too: the scanner then tests its values).
     """
 
     def __init__(
         self,
         hyperscan: Any,
-        tokens: Iterable[bytes],
+        rules: Sequence[RuleWords],
         records: Records = Records.KEEP,
         identifiers: Iterable[str] = (),
     ) -> None:
-        tokens = sorted(tokens)
         if records is Records.KEEP:
             hints = "|".join(re.escape(hint) for hint in _MARKER_HINTS).encode()
             marked = hints + rb"|" + _SPECIAL + rb"(?:" + _OBJECT + rb"|[\x80-\xff])"
@@ -183,34 +198,56 @@ class LineFilter:
                 marked += rb"|^[^{\n]"
         # Each reported once per line at its end: ``[^\n]*$`` runs to the line end, and
         # Hyperscan reports each end offset of an expression once.
-        expressions = [rb"(?:" + marked + rb")[^\n]*$"]
+        fixed = [rb"(?:" + marked + rb")[^\n]*$"]
         ids = [_MARKED]
-        for word in _word_expressions(tokens):
-            if records is Records.KEEP:
-                expressions.append(word + rb"[^\n]*$")
+        every = sorted(set().union(*(tokens for _, tokens in rules)))
+        foreign_words = set(_word_expressions([token for token in every if not token.isascii()]))
+        for word in _word_expressions(every):
+            if word in foreign_words:
+                fixed.append(word + rb"[^\n]*$")
+            else:  # any rule's word, where the rules' expressions do not hold
+                fixed.append(rb"(?:" + _UNTRUSTED + rb"[^\n]*" + word)
+                fixed[-1] += rb"|" + word + rb"[^\n]*" + _UNTRUSTED + rb")[^\n]*$"
+            ids.append(_WORDS)
+            if records is not Records.KEEP:
+                # In a record, only a word in a value counts (a key is never classified): the
+                # string holding it closes before ``,``, ``}`` or ``]``, or it ends a bare value.
+                fixed.append(rb"^\{[^\n]*" + word + rb"(?:[^\"\n]*\")?[ \t]*[,}\]][^\n]*$")
                 ids.append(_WORDS)
-                continue
-            # In a record, only a word in a value counts (a key is never classified): the
-            # string holding it closes before ``,``, ``}`` or ``]``, or it ends a bare value.
-            expressions += [
-                rb"^(?:[^{\n][^\n]*)?" + word + rb"[^\n]*$",
-                rb"^\{[^\n]*" + word + rb"(?:[^\"\n]*\")?[ \t]*[,}\]][^\n]*$",
-            ]
-            ids += [_WORDS, _WORDS]
         if records is not Records.KEEP:
-            expressions.append(_NOT_CLOSED)
+            fixed.append(_NOT_CLOSED)
             ids.append(_MARKED)
-        flags = [hyperscan.HS_FLAG_MULTILINE] * len(expressions)
+        written = [(superset(pattern), tokens) for pattern, tokens in rules]
+        multiline = hyperscan.HS_FLAG_MULTILINE
+        ruled = multiline | hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_PREFILTER
+
+        def database(kept: Sequence[tuple[bytes | None, frozenset[bytes]]]) -> Any:
+            expressions, flags = list(fixed), [multiline] * len(fixed)
+            words: set[bytes] = set()
+            for expression, tokens in kept:
+                if expression is None:
+                    words |= tokens
+                else:
+                    expressions.append(expression)
+                    flags.append(ruled)
+            expressions += [word + rb"[^\n]*$" for word in _word_expressions(sorted(words))]
+            flags += [multiline] * (len(expressions) - len(flags))
+            every_id = ids + [_WORDS] * (len(expressions) - len(ids))
+            built = hyperscan.Database()
+            built.compile(
+                expressions=expressions, ids=every_id, elements=len(expressions), flags=flags
+            )
+            return built
 
         def compile_database() -> Any:
-            database = hyperscan.Database()
-            database.compile(
-                expressions=expressions, ids=ids, elements=len(expressions), flags=flags
-            )
-            return database
+            try:
+                return database(written)
+            except hyperscan.error:  # some rule's expression is refused: its words stand in
+                return database([(_compiles(hyperscan, e, ruled), t) for e, t in written])
 
-        # Compiling takes about half a CPU-second; a stored copy loads in well under 1 ms.
-        key = b"block-filter\0%d\0%s" % (hyperscan.HS_FLAG_MULTILINE, b"\0".join(expressions))
+        # Compiling takes one or two CPU-seconds; a stored copy loads in a few ms.
+        parts = [*fixed, *(b"%s\0%s" % (e or b"", b"\1".join(sorted(t))) for e, t in written)]
+        key = b"block-filter\0%d\0%s" % (ruled, b"\0".join(parts))
         self._database = load_or_compile(hyperscan, key, compile_database)
 
     def ends(self, block: bytes) -> tuple[list[int], set[int]]:
@@ -257,6 +294,17 @@ def _chunks(alternatives: Sequence[bytes]) -> Iterator[list[bytes]]:
         yield chunk
 
 
+def _compiles(hyperscan: Any, expression: bytes | None, flags: int) -> bytes | None:
+    """``expression`` if Hyperscan compiles it alone with ``flags``, else ``None``."""
+    if expression is None:
+        return None
+    try:
+        hyperscan.Database().compile(expressions=[expression], ids=[0], elements=1, flags=[flags])
+    except hyperscan.error:
+        return None
+    return expression
+
+
 def _long_line_ends(block: bytes) -> list[int]:
     """Ends of lines longer than the classifier's input cap (their cut could make a token).
 
@@ -286,24 +334,24 @@ def _hyperscan() -> Any:
 
 @functools.cache
 def _filter_for(
-    tokens: frozenset[bytes], records: Records, identifiers: frozenset[str]
+    rules: tuple[RuleWords, ...], records: Records, identifiers: frozenset[str]
 ) -> LineFilter | None:
     module = _hyperscan()
     if module is None:
         return None
     try:
-        return LineFilter(module, tokens, records, identifiers)
+        return LineFilter(module, rules, records, identifiers)
     except module.error:  # a database Hyperscan refuses to build: every line is read
         return None
 
 
 def line_filter(
-    tokens: frozenset[bytes],
+    rules: Sequence[RuleWords],
     records: Records = Records.KEEP,
     identifiers: frozenset[str] = frozenset(),
 ) -> LineFilter | None:
-    """The block filter for these trigger tokens, or ``None`` without Hyperscan."""
-    return _filter_for(tokens, records, identifiers)
+    """The block filter for these rules (pattern, trigger tokens), or ``None`` without Hyperscan."""
+    return _filter_for(tuple(rules), records, identifiers)
 
 
 def iter_blocks(

@@ -10,12 +10,13 @@ run passed over as its first line and then one range of the block.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
 from llm_errors import Classifier
-from llm_errors.engine import BODY_TYPES, default_classifier
+from llm_errors.engine import BODY_TYPES, default_classifier, triggers_of
 from llm_errors.logs import _blocks
 from llm_errors.logs._blocks import CutLine, LineFilter, Records, iter_blocks, line_filter
 from llm_errors.logs._input import Readable, decode_line, iter_lines
@@ -77,9 +78,17 @@ def block_filter(
     if not field and mode is not InputMode.TEXT:
         records = Records.ONLY if mode is InputMode.JSONL else Records.SIGNS
     classifier = classifier or default_classifier()
-    tokens = classifier.trigger_tokens
-    lines = None if tokens is None else line_filter(tokens, records, _IDENTIFIERS)
+    if classifier.trigger_tokens is None:
+        return None
+    rules = [(rule.pattern, _tokens(rule.pattern)) for rule in classifier.rules]
+    lines = line_filter(rules, records, _IDENTIFIERS)
     return None if lines is None else BlockFilter(lines, classifier.may_match)
+
+
+@functools.lru_cache(maxsize=4096)
+def _tokens(pattern: str) -> frozenset[bytes]:
+    """The trigger tokens of ``pattern``, UTF-8 encoded (as ``Classifier.trigger_tokens``)."""
+    return frozenset(token.encode() for token in triggers_of(pattern).tokens)
 
 
 def _utf8(block: bytes) -> bool:

@@ -107,11 +107,15 @@ def test_an_unwritable_directory_only_costs_the_compile(tmp_path, monkeypatch):
 def test_the_block_filter_loads_what_it_stored(tmp_path, monkeypatch):
     """A filter built from the stored database reports what a freshly compiled one does."""
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
-    tokens = frozenset({b"reset", b"overloaded"})
-    compiled = _blocks.LineFilter(hyperscan, tokens)
+    # One rule written as an expression, one by its word (``\p{L}`` has no expression).
+    rules = [
+        (r"\bconnection reset\b", frozenset({b"reset"})),
+        (r"\boverloaded\b\p{L}?", frozenset({b"overloaded"})),
+    ]
+    compiled = _blocks.LineFilter(hyperscan, rules)
     (stored,) = tmp_path.glob("hyperscan-*.db")
     modified = stored.stat().st_mtime_ns
-    loaded = _blocks.LineFilter(hyperscan, tokens)
+    loaded = _blocks.LineFilter(hyperscan, rules)
     assert stored.stat().st_mtime_ns == modified  # not written again
     block = BLOCK + b"WARN model overloaded\nINFO x\n"
     assert loaded.ends(block) == compiled.ends(block) != ([], set())
