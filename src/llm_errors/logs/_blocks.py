@@ -59,6 +59,8 @@ BLOCK_SIZE: Final = 1 << 20
 WORDS_LIMIT: Final = 4096
 _MARKED: Final = 0  # the expression ids
 _WORDS: Final = 1
+_ANY_WORD: Final = 2  # a trigger word of any rule (a line's words, where untrusted)
+_UNTRUSTED_LINE: Final = 3  # a line where the rules' expressions are not trusted
 
 # What makes a line worth the per-line scan, besides a trigger word of a rule: every
 # error marker of ``_scan.has_marker`` contains one of the hints.
@@ -172,8 +174,10 @@ class LineFilter:
     :attr:`Records.KEEP`, a line starting with ``{`` is reported for a trigger word in
     a value, a marker hint other than a level key's, or a sign of an error
     (:func:`_signs`; ``identifiers`` are the error bodies' identifiers):
-    ``{"level": "info", "msg": "served /healthz"}`` is passed over (a rule's
-    expression may report it too: the scanner then tests its values).
+    ``{"level": "info", "msg": "served /healthz"}`` is passed over. Then a block
+    that holds a record is scanned with the words of every rule instead of their
+    expressions (on a text line, or in a record's values), as Hyperscan follows the
+    expressions through JSON several times more slowly.
     """
 
     def __init__(
@@ -198,57 +202,17 @@ class LineFilter:
                 marked += rb"|^[^{\n]"
         # Each reported once per line at its end: ``[^\n]*$`` runs to the line end, and
         # Hyperscan reports each end offset of an expression once.
-        fixed = [rb"(?:" + marked + rb")[^\n]*$"]
-        ids = [_MARKED]
-        every = sorted(set().union(*(tokens for _, tokens in rules)))
-        foreign_words = set(_word_expressions([token for token in every if not token.isascii()]))
-        for word in _word_expressions(every):
-            if word in foreign_words:
-                fixed.append(word + rb"[^\n]*$")
-            else:  # any rule's word, where the rules' expressions do not hold
-                fixed.append(rb"(?:" + _UNTRUSTED + rb"[^\n]*" + word)
-                fixed[-1] += rb"|" + word + rb"[^\n]*" + _UNTRUSTED + rb")[^\n]*$"
-            ids.append(_WORDS)
-            if records is not Records.KEEP:
-                # In a record, only a word in a value counts (a key is never classified): the
-                # string holding it closes before ``,``, ``}`` or ``]``, or it ends a bare value.
-                fixed.append(rb"^\{[^\n]*" + word + rb"(?:[^\"\n]*\")?[ \t]*[,}\]][^\n]*$")
-                ids.append(_WORDS)
+        common = [rb"(?:" + marked + rb")[^\n]*$"]
         if records is not Records.KEEP:
-            fixed.append(_NOT_CLOSED)
-            ids.append(_MARKED)
-        written = [(superset(pattern), tokens) for pattern, tokens in rules]
-        multiline = hyperscan.HS_FLAG_MULTILINE
-        ruled = multiline | hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_PREFILTER
-
-        def database(kept: Sequence[tuple[bytes | None, frozenset[bytes]]]) -> Any:
-            expressions, flags = list(fixed), [multiline] * len(fixed)
-            words: set[bytes] = set()
-            for expression, tokens in kept:
-                if expression is None:
-                    words |= tokens
-                else:
-                    expressions.append(expression)
-                    flags.append(ruled)
-            expressions += [word + rb"[^\n]*$" for word in _word_expressions(sorted(words))]
-            flags += [multiline] * (len(expressions) - len(flags))
-            every_id = ids + [_WORDS] * (len(expressions) - len(ids))
-            built = hyperscan.Database()
-            built.compile(
-                expressions=expressions, ids=every_id, elements=len(expressions), flags=flags
-            )
-            return built
-
-        def compile_database() -> Any:
-            try:
-                return database(written)
-            except hyperscan.error:  # some rule's expression is refused: its words stand in
-                return database([(_compiles(hyperscan, e, ruled), t) for e, t in written])
-
-        # Compiling takes one or two CPU-seconds; a stored copy loads in a few ms.
-        parts = [*fixed, *(b"%s\0%s" % (e or b"", b"\1".join(sorted(t))) for e, t in written)]
-        key = b"block-filter\0%d\0%s" % (ruled, b"\0".join(parts))
-        self._database = load_or_compile(hyperscan, key, compile_database)
+            common.append(_NOT_CLOSED)
+        every = sorted(set().union(*(tokens for _, tokens in rules)))
+        self._text = _text_database(hyperscan, common, every, rules)
+        # A block with records gets the words instead of the rules' expressions, which
+        # Hyperscan follows far more slowly through JSON (and a record's words count in
+        # its values only).
+        self._records = (
+            None if records is Records.KEEP else _records_database(hyperscan, common, every)
+        )
 
     def ends(self, block: bytes) -> tuple[list[int], set[int]]:
         """Where the lines worth a look end, in order, and which of them hold words only.
@@ -257,12 +221,18 @@ class LineFilter:
         """
         marked: set[int] = set()
         words: set[int] = set()
-        add = (marked.add, words.add)
+        any_word: set[int] = set()
+        untrusted: set[int] = set()
+        add = (marked.add, words.add, any_word.add, untrusted.add)
 
         def on_match(found: int, _start: int, end: int, _flags: int, _context: object) -> None:
             add[found](end)
 
-        self._database.scan(block, match_event_handler=on_match)
+        database = self._text
+        if self._records is not None and (block[:1] == b"{" or b"\n{" in block):
+            database = self._records
+        database.scan(block, match_event_handler=on_match)
+        words |= any_word & untrusted
         if len(block) > MAX_INPUT:
             marked.update(_long_line_ends(block))
         return sorted(marked | words), words - marked
@@ -292,6 +262,73 @@ def _chunks(alternatives: Sequence[bytes]) -> Iterator[list[bytes]]:
         size += len(alternative) + 1
     if chunk:
         yield chunk
+
+
+def _text_database(
+    hyperscan: Any, common: Sequence[bytes], every: Sequence[bytes], rules: Sequence[RuleWords]
+) -> Any:
+    """``common`` (marked), and each rule's expression or words (see :class:`LineFilter`)."""
+    fixed = [*common, _UNTRUSTED + rb"[^\n]*$"]
+    ids = [_MARKED] * len(common) + [_UNTRUSTED_LINE]
+    # Where the rules' expressions are not trusted, any rule's word: a line both
+    # expressions report holds words (:meth:`LineFilter.ends`), as does a non-ASCII run.
+    foreign = set(_word_expressions([token for token in every if not token.isascii()]))
+    for word in _word_expressions(every):
+        fixed.append(word + rb"[^\n]*$")
+        ids.append(_WORDS if word in foreign else _ANY_WORD)
+    written = [(superset(pattern), tokens) for pattern, tokens in rules]
+    multiline = hyperscan.HS_FLAG_MULTILINE
+    ruled = multiline | hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_PREFILTER
+
+    def database(kept: Sequence[tuple[bytes | None, frozenset[bytes]]]) -> Any:
+        expressions, flags = list(fixed), [multiline] * len(fixed)
+        words: set[bytes] = set()
+        for expression, tokens in kept:
+            if expression is None:
+                words |= tokens
+            else:
+                expressions.append(expression)
+                flags.append(ruled)
+        expressions += [word + rb"[^\n]*$" for word in _word_expressions(sorted(words))]
+        flags += [multiline] * (len(expressions) - len(flags))
+        return _compiled(
+            hyperscan, expressions, ids + [_WORDS] * (len(expressions) - len(ids)), flags
+        )
+
+    def compile_database() -> Any:
+        try:
+            return database(written)
+        except hyperscan.error:  # some rule's expression is refused: its words stand in
+            return database([(_compiles(hyperscan, e, ruled), t) for e, t in written])
+
+    # Compiling takes one or two CPU-seconds; a stored copy loads in a few ms.
+    parts = [*fixed, *(b"%s\0%s" % (e or b"", b"\1".join(sorted(t))) for e, t in written)]
+    return load_or_compile(
+        hyperscan, b"block-filter\0%d\0%s" % (ruled, b"\0".join(parts)), compile_database
+    )
+
+
+def _records_database(hyperscan: Any, common: Sequence[bytes], every: Sequence[bytes]) -> Any:
+    """``common`` (marked), and the words of a text line or of a record's values."""
+    expressions = list(common)
+    ids = [_MARKED] * len(common)
+    for word in _word_expressions(every):
+        # In a record, only a word in a value counts (a key is never classified): the
+        # string holding it closes before ``,``, ``}`` or ``]``, or it ends a bare value.
+        expressions += [
+            rb"^(?:[^{\n][^\n]*)?" + word + rb"[^\n]*$",
+            rb"^\{[^\n]*" + word + rb"(?:[^\"\n]*\")?[ \t]*[,}\]][^\n]*$",
+        ]
+        ids += [_WORDS, _WORDS]
+    flags = [hyperscan.HS_FLAG_MULTILINE] * len(expressions)
+    key = b"block-filter\0%d\0%s" % (hyperscan.HS_FLAG_MULTILINE, b"\0".join(expressions))
+    return load_or_compile(hyperscan, key, lambda: _compiled(hyperscan, expressions, ids, flags))
+
+
+def _compiled(hyperscan: Any, expressions: list[bytes], ids: list[int], flags: list[int]) -> Any:
+    database = hyperscan.Database()
+    database.compile(expressions=expressions, ids=ids, elements=len(expressions), flags=flags)
+    return database
 
 
 def _compiles(hyperscan: Any, expression: bytes | None, flags: int) -> bytes | None:

@@ -83,6 +83,18 @@ def test_line_filter_keeps_what_may_matter(line, kept):
     assert line_filter([]) is not None
 
 
+def test_a_block_with_records_is_read_by_words():
+    """Rules' expressions in a block of text lines; in one with a JSON record, words (as before)."""
+    pytest.importorskip("hyperscan")
+    found = block_filter()
+    assert found is not None
+    text = b"INFO a\nINFO connection pool size=10\nINFO b\n"
+    end = text.index(b"\nINFO b")
+    assert end not in found.lines.ends(text)[0]  # a trigger word, but no rule can match
+    record = b'{"msg": "served"}\n'
+    assert end + len(record) in found.lines.ends(record + text)[1]  # a line of words
+
+
 @pytest.mark.parametrize("records", list(_blocks.Records))
 def test_many_trigger_words_are_split_over_expressions(records):
     """Words past one expression's limit (hundreds of user rules) are all still found."""
