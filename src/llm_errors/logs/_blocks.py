@@ -26,6 +26,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from llm_errors import RULES
 from llm_errors.engine import MAX_INPUT
 from llm_errors.logs._input import LINE_LIMIT, InputError, Readable
 from llm_errors.logs._scan import (
@@ -206,7 +207,17 @@ class LineFilter:
         if records is not Records.KEEP:
             common.append(_NOT_CLOSED)
         every = sorted(set().union(*(tokens for _, tokens in rules)))
-        self._text = _text_database(hyperscan, common, every, rules)
+        # The built-in rules' expressions are most of the compile: beside users' rules they
+        # are a database of their own, compiled once per process and stored.
+        built_in = _built_in_expressions()
+        own = [rule for rule in rules if rule[0] not in built_in]
+        if own and len(own) < len(rules):
+            self._text: tuple[Any, ...] = (
+                _text_database(hyperscan, common, every, own),
+                _rules_database(hyperscan, tuple(built_in.values())),
+            )
+        else:
+            self._text = (_text_database(hyperscan, common, every, rules),)
         # A block with records gets the words instead of the rules' expressions, which
         # Hyperscan follows far more slowly through JSON (and a record's words count in
         # its values only).
@@ -228,10 +239,11 @@ class LineFilter:
         def on_match(found: int, _start: int, end: int, _flags: int, _context: object) -> None:
             add[found](end)
 
-        database = self._text
+        databases = self._text
         if self._records is not None and (block[:1] == b"{" or b"\n{" in block):
-            database = self._records
-        database.scan(block, match_event_handler=on_match)
+            databases = (self._records,)
+        for database in databases:
+            database.scan(block, match_event_handler=on_match)
         words |= any_word & untrusted
         if len(block) > MAX_INPUT:
             marked.update(_long_line_ends(block))
@@ -305,6 +317,25 @@ def _text_database(
     parts = [*fixed, *(b"%s\0%s" % (e or b"", b"\1".join(sorted(t))) for e, t in written)]
     return load_or_compile(
         hyperscan, b"block-filter\0%d\0%s" % (ruled, b"\0".join(parts)), compile_database
+    )
+
+
+@functools.cache
+def _built_in_expressions() -> dict[str, bytes]:
+    """The built-in rules' patterns that have an expression, and their expressions."""
+    written = ((rule.pattern, superset(rule.pattern)) for rule in RULES)
+    return {pattern: expression for pattern, expression in written if expression is not None}
+
+
+@functools.cache
+def _rules_database(hyperscan: Any, expressions: tuple[bytes, ...]) -> Any:
+    """The built-in rules' expressions alone (each is tested to compile)."""
+    flags = [hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_PREFILTER]
+    flags *= len(expressions)
+    ids = [_WORDS] * len(expressions)
+    key = b"built-in-rules\0%d\0%s" % (flags[0], b"\0".join(expressions))
+    return load_or_compile(
+        hyperscan, key, lambda: _compiled(hyperscan, list(expressions), ids, flags)
     )
 
 

@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llm_errors import classify
+from llm_errors import Classifier, ErrorCode, Rule, classify
 from llm_errors.logs import _blocks
 from llm_errors.logs._blocks import CutLine, iter_blocks, line_filter
 from llm_errors.logs._feed import BlockFilter, Feeder, block_filter
 from llm_errors.logs._input import iter_lines
-from llm_errors.logs._scan import Finding, Problem, Scanner
+from llm_errors.logs._scan import Finding, InputMode, Problem, Scanner
 
 
 def _by_lines(data: bytes, limit: int) -> list[tuple[bytes, int]]:
@@ -81,6 +81,18 @@ def test_line_filter_keeps_what_may_matter(line, kept):
     end = block.index(b"\n", 7)
     assert (end in found.lines.ends(block)[0]) is kept
     assert line_filter([]) is not None
+
+
+def test_beside_a_user_rule_the_built_in_rules_still_find_their_lines():
+    """With rules of a user's, the built-in rules' expressions are a database of their own."""
+    pytest.importorskip("hyperscan")
+    mine = Rule("mine.relay", ErrorCode.SERVER, r"\brelay hiccup\b", "a relay's wording")
+    found = block_filter(Classifier(extra_rules=[mine]), mode=InputMode.TEXT)
+    assert found is not None
+    block = b"INFO a\nINFO upstream relay hiccup\nINFO b\nINFO model said Overloaded\nINFO c\n"
+    assert classify("INFO model said Overloaded").rule == "overload.wording"
+    ends, words = found.lines.ends(block)
+    assert [block.index(b"\nINFO b"), block.index(b"\nINFO c")] == ends == sorted(words)
 
 
 def test_a_block_with_records_is_read_by_words():
