@@ -142,12 +142,39 @@ class MatchTimeoutWarning(RuntimeWarning):
     """The patterns took over :data:`MATCH_TIMEOUT` on a text: only built-in rules were tried."""
 
 
-def _left(deadline: float) -> float:
-    """Seconds left before ``deadline`` (``time.monotonic``); ``TimeoutError`` when none."""
-    left = deadline - time.monotonic()
-    if left <= 0:  # (``regex`` takes a negative timeout as none at all)
-        raise TimeoutError
-    return left
+class _Budget:
+    """Seconds the patterns have left on one text: only time inside their calls counts.
+
+    Compiling a pattern on its first use is not counted (on a loaded machine, compiling
+    a chunk of a thousand user rules could take the whole limit, and so time out texts
+    that match in microseconds).
+    """
+
+    __slots__ = ("left",)
+
+    def __init__(self, seconds: float) -> None:
+        self.left = seconds
+
+    def match(self, pattern: _re.Pattern[str], text: str, at: int) -> _re.Match[str] | None:
+        """``pattern.match(text, at)``; ``TimeoutError`` when the budget runs out."""
+        start = self._start()
+        try:
+            return pattern.match(text, at, timeout=self.left)
+        finally:
+            self.left -= time.monotonic() - start
+
+    def search(self, pattern: _re.Pattern[str], text: str) -> _re.Match[str] | None:
+        """``pattern.search(text)``; ``TimeoutError`` when the budget runs out."""
+        start = self._start()
+        try:
+            return pattern.search(text, timeout=self.left)
+        finally:
+            self.left -= time.monotonic() - start
+
+    def _start(self) -> float:
+        if self.left <= 0:  # (``regex`` takes a negative timeout as none at all)
+            raise TimeoutError
+        return time.monotonic()
 
 
 class TextMatch:
@@ -356,9 +383,9 @@ class TextMatcher:
         if not plan.candidates:
             return None
         padded = b" " + translated + b" "  # a token is ``b" " + token + b" "`` in here
-        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        budget = None if self.timeout is None else _Budget(self.timeout)
         try:
-            best, found = self._best(text, padded, plan, deadline)
+            best, found = self._best(text, padded, plan, budget)
         except TimeoutError:
             self._timed_out(plan.candidates)
             best, found = self._best(text, padded, self._built_in(plan), None)
@@ -388,16 +415,16 @@ class TextMatcher:
         return bool(self._plan(key).candidates)
 
     def _best(
-        self, text: str, padded: bytes, plan: _Plan, deadline: float | None
+        self, text: str, padded: bytes, plan: _Plan, budget: _Budget | None
     ) -> tuple[int, _re.Match[str] | None]:
         """The best rule of ``plan`` matching ``text``: searched ones, then anchored tries.
 
         Raises:
-            TimeoutError: ``deadline`` (``time.monotonic``) passed first.
+            TimeoutError: the patterns spent ``budget`` first.
         """
         best, found = self._no_rule, None
         if plan.scanned:
-            found = self._search(text, plan.scanned, deadline)
+            found = self._search(text, plan.scanned, budget)
             if found is not None:
                 best = self._rule_of[found.lastgroup or ""]
         patterns = self._patterns
@@ -412,8 +439,8 @@ class TextMatcher:
                     pattern = patterns[index] or self._compile_rule(index)
                     tried = (
                         pattern.match(text, at)
-                        if deadline is None
-                        else pattern.match(text, at, timeout=_left(deadline))
+                        if budget is None
+                        else budget.match(pattern, text, at)
                     )
                     if tried is not None:
                         best, found = index, tried
@@ -425,9 +452,9 @@ class TextMatcher:
     def search_all_rules(self, text: str) -> TextMatch | None:
         """The first matching rule found by searching every rule (a reference for tests)."""
         everything = tuple(range(len(self.rules)))
-        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        budget = None if self.timeout is None else _Budget(self.timeout)
         try:
-            found = self._search(text, everything, deadline) if text else None
+            found = self._search(text, everything, budget) if text else None
         except TimeoutError:
             self._timed_out(everything)
             return None
@@ -530,7 +557,7 @@ class TextMatcher:
         return _re.compile(source, FLAGS)
 
     def _search(
-        self, text: str, candidates: tuple[int, ...], deadline: float | None
+        self, text: str, candidates: tuple[int, ...], budget: _Budget | None
     ) -> _re.Match[str] | None:
         # A chunk of the rules at a time, in table order: the first chunk with a match
         # holds the best rule. One search finds the leftmost match; a rule listed earlier
@@ -541,11 +568,7 @@ class TextMatcher:
             best: _re.Match[str] | None = None
             while chunk:
                 pattern = self._pattern(chunk)
-                found = (
-                    pattern.search(text)
-                    if deadline is None
-                    else pattern.search(text, timeout=_left(deadline))
-                )
+                found = pattern.search(text) if budget is None else budget.search(pattern, text)
                 if found is None:
                     break
                 best = found

@@ -1,5 +1,7 @@
 """Users' patterns bounded: size, nesting and backtracking before compiling, time matching."""
 
+import warnings
+
 import pytest
 
 from llm_errors import (
@@ -195,6 +197,42 @@ def test_a_text_over_the_match_time_limit_matches_no_rule(slow):
     assert "tried: u.slow)" in str(warning.message)
     with pytest.warns(MatchTimeoutWarning):
         assert classifier.explain(slow_text).classification.rule == "fallback"
+
+
+class _FakeClock:
+    """``time`` for the matcher, whose ``monotonic`` moves only when told to."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_compiling_a_pattern_is_not_counted_against_the_limit(monkeypatch):
+    """A compile that takes longer than the limit (a loaded machine) times nothing out."""
+    clock = _FakeClock()
+    monkeypatch.setattr(matcher, "time", clock)
+    compile_rules = matcher.TextMatcher._compile
+    compile_rule = matcher.TextMatcher._compile_rule
+
+    def slow_compile(self, candidates):
+        clock.now += 10 * matcher.MATCH_TIMEOUT
+        return compile_rules(self, candidates)
+
+    def slow_compile_rule(self, index):
+        clock.now += 10 * matcher.MATCH_TIMEOUT
+        return compile_rule(self, index)
+
+    monkeypatch.setattr(matcher.TextMatcher, "_compile", slow_compile)
+    monkeypatch.setattr(matcher.TextMatcher, "_compile_rule", slow_compile_rule)
+    searched = Rule("u.searched", ErrorCode.SERVER, r"[a-z]+ relay hiccup", "w")
+    anchored = Rule("u.anchored", ErrorCode.SERVER, r"\bupstream wobble\b", "w")
+    classifier = Classifier(extra_rules=[searched, anchored])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MatchTimeoutWarning)
+        assert classifier.classify("a relay hiccup").rule == "u.searched"
+        assert classifier.classify("an upstream wobble").rule == "u.anchored"
 
 
 def test_built_in_rules_still_decide_a_text_over_the_limit(slow):
