@@ -550,6 +550,8 @@ def test_interrupt_ends_with_130(capsys, tmp_path):
     os.mkfifo(fifo)
     main_thread = threading.get_ident()
     writer: list[int] = []
+    returned = threading.Event()
+    closed: list[bool] = []
 
     def interrupt_while_reading():
         # The write end opens once main() holds the read end; once main() has read the
@@ -565,17 +567,23 @@ def test_interrupt_ends_with_130(capsys, tmp_path):
         while _unread(writer[0]) and time.monotonic() < deadline:
             time.sleep(0.01)
         signal.pthread_kill(main_thread, signal.SIGINT)
+        if not returned.wait(_READ_LIMIT):
+            # The interrupt was lost: end the input, so main() returns and the test fails
+            # on its status instead of waiting for ever.
+            os.close(writer[0])
+            closed.append(True)
 
     interrupter = threading.Thread(target=interrupt_while_reading, daemon=True)
     interrupter.start()
     try:
         status = main(["classify", str(fifo)])
     finally:
-        interrupter.join(_READ_LIMIT + 5)
-        for fd in writer:
-            os.close(fd)
+        returned.set()
+        interrupter.join(2 * _READ_LIMIT + 5)
+        if writer and not closed:
+            os.close(writer[0])
     assert writer, "main() never opened the FIFO"
-    assert status == EXIT_INTERRUPTED
+    assert status == EXIT_INTERRUPTED, "the interrupt did not stop main()"
     out, err = capsys.readouterr()
     assert out == ""
     assert err == "\nllm-errors: interrupted\n"
