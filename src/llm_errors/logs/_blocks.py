@@ -60,8 +60,8 @@ BLOCK_SIZE: Final = 1 << 20
 WORDS_LIMIT: Final = 4096
 _MARKED: Final = 0  # the expression ids
 _WORDS: Final = 1
-_ANY_WORD: Final = 2  # a trigger word of any rule (a line's words, where untrusted)
-_UNTRUSTED_LINE: Final = 3  # a line where the rules' expressions are not trusted
+_SIGNED: Final = 2  # a sign of an error (:func:`_signs`): marked if the line is a record
+_BRACE: Final = ord("{")
 
 # What makes a line worth the per-line scan, besides a trigger word of a rule: every
 # error marker of ``_scan.has_marker`` contains one of the hints.
@@ -93,6 +93,8 @@ class CutLine:
 # A record line not closed by ``}`` (cut short, or not JSON): its own expression, as
 # Hyperscan takes an end anchor only at an expression's end.
 _NOT_CLOSED: Final = rb"^\{(?:[^\n]*[^}\r\n])?\r?$"
+# A record whose first key is not in double quotes (it may not be valid JSON).
+_UNQUOTED_KEY: Final = rb"^\{[ \t]*[^\"\s}][^\n]*$"
 
 
 class Records(enum.Enum):
@@ -119,15 +121,17 @@ def _loose(word: str) -> bytes:
 
 
 def _signs(identifiers: Iterable[str]) -> bytes:
-    """What makes a JSON record line worth parsing (``_scan.Scanner._record``'s tests).
+    r"""What makes a JSON record line worth parsing (``_scan.Scanner._record``'s tests).
 
-    Any one suffices (besides :data:`_NOT_CLOSED` and a rule's word in a value): an
-    error level (a level key with an error name in its value or a number from pino's
-    error level on), an error key, an error status (a ``status`` or ``code`` key, in
-    any spelling, with a 4xx or 5xx value), an error identifier (``identifiers``,
-    caseless, anywhere), an escape or control character (the text may hide any of
-    these), or a line that may not be valid JSON: a first key not in double quotes,
-    a single-quoted value, a trailing comma, two objects.
+    Any one suffices (besides :data:`_NOT_CLOSED`, :data:`_UNQUOTED_KEY` and a rule's
+    word in a value): an error level (a level key with an error name in its value or
+    a number from pino's error level on), an error key, an error status (a ``status``
+    or ``code`` key, in any spelling, with a 4xx or 5xx value), an error identifier
+    (``identifiers``, caseless, anywhere), an escape or control character (the text
+    may hide any of these), or a line that may not be valid JSON: a single-quoted
+    value, a trailing comma, two objects. The expression finds them anywhere in a
+    line; only a line that starts with ``{`` counts (:meth:`LineFilter.ends` checks:
+    Hyperscan runs the expression without a ``^\{[^\n]*`` before it about twice as fast).
     """
     level_keys = b"|".join(re.escape(hint.encode()) for hint in LEVEL_KEY_HINTS)
     level_key = rb"(?:" + level_keys + rb")(?:name|NAME|Name)?\"[ \t]*:[ \t]*"
@@ -154,7 +158,7 @@ def _signs(identifiers: Iterable[str]) -> bytes:
         signs.append(rb"(?i:" + b"|".join(words) + rb")")
     if digits:
         signs.append(rb"[^0-9](?:" + b"|".join(digits) + rb")[^0-9]")
-    return rb"^\{(?:[^\n]*(?:" + b"|".join(signs) + rb")|[ \t]*[^\"\s}])"
+    return rb"(?:" + b"|".join(signs) + rb")[^\n]*$"
 
 
 class LineFilter:
@@ -197,15 +201,13 @@ class LineFilter:
             level = "|".join(re.escape(hint) for hint in LEVEL_KEY_HINTS).encode()
             marked = (
                 other.encode() + rb"|" + _SPECIAL + rb"(?:" + _LEAD + rb")"
-                rb"|^(?:[^{\n][^\n]*)?(?:" + level + rb")|" + _signs(identifiers)
+                rb"|^(?:[^{\n][^\n]*)?(?:" + level + rb")"
             )
             if records is Records.ONLY:
                 marked += rb"|^[^{\n]"
         # Each reported once per line at its end: ``[^\n]*$`` runs to the line end, and
         # Hyperscan reports each end offset of an expression once.
         common = [rb"(?:" + marked + rb")[^\n]*$"]
-        if records is not Records.KEEP:
-            common.append(_NOT_CLOSED)
         every = sorted(set().union(*(tokens for _, tokens in rules)))
         # The built-in rules' expressions are most of the compile: beside users' rules they
         # are a database of their own, compiled once per process and stored.
@@ -221,8 +223,14 @@ class LineFilter:
         # A block with records gets the words instead of the rules' expressions, which
         # Hyperscan follows far more slowly through JSON (and a record's words count in
         # its values only).
+        # (Only a block with records holds a line starting with ``{``: the expressions for
+        # such lines are in this database alone.)
         self._records = (
-            None if records is Records.KEEP else _records_database(hyperscan, common, every)
+            None
+            if records is Records.KEEP
+            else _records_database(
+                hyperscan, [*common, _NOT_CLOSED, _UNQUOTED_KEY], _signs(identifiers), every
+            )
         )
 
     def ends(self, block: bytes) -> tuple[list[int], set[int]]:
@@ -232,9 +240,8 @@ class LineFilter:
         """
         marked: set[int] = set()
         words: set[int] = set()
-        any_word: set[int] = set()
-        untrusted: set[int] = set()
-        add = (marked.add, words.add, any_word.add, untrusted.add)
+        signed: set[int] = set()
+        add = (marked.add, words.add, signed.add)
 
         def on_match(found: int, _start: int, end: int, _flags: int, _context: object) -> None:
             add[found](end)
@@ -244,7 +251,9 @@ class LineFilter:
             databases = (self._records,)
         for database in databases:
             database.scan(block, match_event_handler=on_match)
-        words |= any_word & untrusted
+        for end in signed - marked:  # a sign of an error counts in a record only
+            if block[block.rfind(b"\n", 0, end) + 1] == _BRACE:
+                marked.add(end)
         if len(block) > MAX_INPUT:
             marked.update(_long_line_ends(block))
         return sorted(marked | words), words - marked
@@ -280,14 +289,19 @@ def _text_database(
     hyperscan: Any, common: Sequence[bytes], every: Sequence[bytes], rules: Sequence[RuleWords]
 ) -> Any:
     """``common`` (marked), and each rule's expression or words (see :class:`LineFilter`)."""
-    fixed = [*common, _UNTRUSTED + rb"[^\n]*$"]
-    ids = [_MARKED] * len(common) + [_UNTRUSTED_LINE]
-    # Where the rules' expressions are not trusted, any rule's word: a line both
-    # expressions report holds words (:meth:`LineFilter.ends`), as does a non-ASCII run.
+    fixed = list(common)
+    # Where the rules' expressions are not trusted, any rule's word: an ASCII word on
+    # a line that also holds an untrusted byte (before or after it), a non-ASCII one
+    # anywhere. One expression each, rather than a report per line holding a word
+    # and one per untrusted line to intersect: most lines with a word are ASCII.
     foreign = set(_word_expressions([token for token in every if not token.isascii()]))
     for word in _word_expressions(every):
-        fixed.append(word + rb"[^\n]*$")
-        ids.append(_WORDS if word in foreign else _ANY_WORD)
+        if word in foreign:
+            fixed.append(word + rb"[^\n]*$")
+        else:
+            either = _UNTRUSTED + rb"[^\n]*" + word + rb"|" + word + rb"[^\n]*" + _UNTRUSTED
+            fixed.append(rb"(?:" + either + rb")[^\n]*$")
+    ids = [_MARKED] * len(common) + [_WORDS] * (len(fixed) - len(common))
     written = [(superset(pattern), tokens) for pattern, tokens in rules]
     multiline = hyperscan.HS_FLAG_MULTILINE
     ruled = multiline | hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_PREFILTER
@@ -339,16 +353,21 @@ def _rules_database(hyperscan: Any, expressions: tuple[bytes, ...]) -> Any:
     )
 
 
-def _records_database(hyperscan: Any, common: Sequence[bytes], every: Sequence[bytes]) -> Any:
-    """``common`` (marked), and the words of a text line or of a record's values."""
-    expressions = list(common)
-    ids = [_MARKED] * len(common)
+def _records_database(
+    hyperscan: Any, common: Sequence[bytes], signs: bytes, every: Sequence[bytes]
+) -> Any:
+    """``common`` (marked), ``signs`` (:data:`_SIGNED`), and a line's or a record value's words."""
+    expressions = [*common, signs]
+    ids = [_MARKED] * len(common) + [_SIGNED]
     for word in _word_expressions(every):
         # In a record, only a word in a value counts (a key is never classified): the
         # string holding it closes before ``,``, ``}`` or ``]``, or it ends a bare value.
+        # (The second expression needs no ``^\{[^\n]*`` before the word: on a record
+        # line that holds wherever a word starts, and a text line with a word is the
+        # first's anyway; Hyperscan runs the shorter one about a fifth faster.)
         expressions += [
             rb"^(?:[^{\n][^\n]*)?" + word + rb"[^\n]*$",
-            rb"^\{[^\n]*" + word + rb"(?:[^\"\n]*\")?[ \t]*[,}\]][^\n]*$",
+            word + rb"(?:[^\"\n]*\")?[ \t]*[,}\]][^\n]*$",
         ]
         ids += [_WORDS, _WORDS]
     flags = [hyperscan.HS_FLAG_MULTILINE] * len(expressions)

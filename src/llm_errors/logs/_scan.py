@@ -414,7 +414,7 @@ def _record_key(record: Mapping[str, object]) -> str | None:
         if type(value) in (dict, list) or _read(key):
             kept[key] = value
     try:
-        key = json.dumps(kept)
+        key = repr(kept)  # (parsed JSON: the repr tells every value apart, twice as fast as dumps)
     except RecursionError:
         return None
     # Every value counts towards the classifier's bound, read or not: far from the

@@ -95,6 +95,19 @@ def test_beside_a_user_rule_the_built_in_rules_still_find_their_lines():
     assert [block.index(b"\nINFO b"), block.index(b"\nINFO c")] == ends == sorted(words)
 
 
+@pytest.mark.parametrize("line", ["INFO zork\u00a0", "INFO \u00e9 zork\u00a0"])
+def test_on_an_untrusted_line_a_trigger_word_on_either_side_counts(line):
+    r"""``\s`` matches a no-break space in ``regex``, not in Hyperscan: the rule's word must do."""
+    pytest.importorskip("hyperscan")
+    mine = Rule("mine.zork", ErrorCode.SERVER, r"\bzork\s", "a test's wording")
+    classifier = Classifier(extra_rules=[mine])
+    assert classifier.classify(line).rule == "mine.zork"
+    found = block_filter(classifier, mode=InputMode.TEXT)
+    assert found is not None
+    block = b"INFO a\n" + line.encode() + b"\nINFO b\n"
+    assert found.lines.ends(block)[0] == [block.index(b"\nINFO b")]
+
+
 def test_a_block_with_records_is_read_by_words():
     """Rules' expressions in a block of text lines; in one with a JSON record, words (as before)."""
     pytest.importorskip("hyperscan")
@@ -105,6 +118,40 @@ def test_a_block_with_records_is_read_by_words():
     assert end not in found.lines.ends(text)[0]  # a trigger word, but no rule can match
     record = b'{"msg": "served"}\n'
     assert end + len(record) in found.lines.ends(record + text)[1]  # a line of words
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param(b'{"status": 418, "msg": "served"}', id="error-status"),
+        pytest.param(b'{"msg": "served", "statusCode": "418"}', id="error-status-string"),
+        pytest.param(b'{"level": 50, "msg": "served"}', id="pino-error-level"),
+        pytest.param(b'{"level": "fatal", "msg": "served"}', id="error-level-name"),
+        pytest.param(b'{"msg": "served", "exc_info": 1}', id="error-key"),
+        pytest.param(b'{"msg": "a \\"b\\""}', id="escape"),
+        pytest.param(b'{"msg": "served"}{"msg": "x"}', id="two-objects"),
+        pytest.param(b'{"msg": "served",}', id="trailing-comma"),
+        pytest.param(b"{'msg': 'served'}", id="unquoted-key"),
+    ],
+)
+def test_a_record_with_a_sign_of_an_error_is_kept(line):
+    """A record with no marker hint or trigger word is read for a sign of an error alone."""
+    pytest.importorskip("hyperscan")
+    found = block_filter()
+    assert found is not None
+    plain = b'{"msg": "served"}\n'
+    block = plain + line + b"\n" + plain
+    end = len(plain) + len(line)
+    assert found.lines.ends(block)[0] == [end]
+
+
+def test_a_sign_of_an_error_outside_a_record_marks_no_text_line():
+    """Signs count in a record only: in a text line a backslash or ``"code": 418`` says nothing."""
+    pytest.importorskip("hyperscan")
+    found = block_filter()
+    assert found is not None
+    block = b'{"msg": "served"}\nINFO served C:\\temp "code": 418, x,}\n{"msg": "served"}\n'
+    assert found.lines.ends(block)[0] == []
 
 
 @pytest.mark.parametrize("records", list(_blocks.Records))
