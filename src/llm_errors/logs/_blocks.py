@@ -61,6 +61,7 @@ WORDS_LIMIT: Final = 4096
 _MARKED: Final = 0  # the expression ids
 _WORDS: Final = 1
 _SIGNED: Final = 2  # a sign of an error (:func:`_signs`): marked if the line is a record
+_UNTRUSTED_LINE: Final = 3  # a line the rules' expressions are not trusted on: words decide
 _BRACE: Final = ord("{")
 
 # What makes a line worth the per-line scan, besides a trigger word of a rule: every
@@ -169,8 +170,10 @@ class LineFilter:
     without the control characters the engines read differently), or, for a rule
     that cannot be written so, its trigger words; and on the lines where those
     expressions are not trusted (non-ASCII or with such a character), any rule's
-    trigger word. *Marked*: everything else that makes a line worth the per-line scan
-    (the marker hints, a traceback header, a JSON object, the special characters).
+    trigger word, looked for by a second scan of just those lines (they are rare, a
+    word is common: one scan for both would follow every word). *Marked*: everything
+    else that makes a line worth the per-line scan (the marker hints, a traceback
+    header, a JSON object, the special characters).
     A line that only words expressions find holds *words only*: the scanner skips its
     other checks (:meth:`~llm_errors.logs.Scanner.feed_words`), unless it starts with ``{``.
 
@@ -215,11 +218,14 @@ class LineFilter:
         own = [rule for rule in rules if rule[0] not in built_in]
         if own and len(own) < len(rules):
             self._text: tuple[Any, ...] = (
-                _text_database(hyperscan, common, every, own),
+                _text_database(hyperscan, common, own),
                 _rules_database(hyperscan, tuple(built_in.values())),
             )
         else:
-            self._text = (_text_database(hyperscan, common, every, rules),)
+            self._text = (_text_database(hyperscan, common, rules),)
+        # The words of every rule, for the lines the expressions are not trusted on: few
+        # in most logs, so they are scanned apart, after the block (:meth:`ends`).
+        self._words = _words_database(hyperscan, every)
         # A block with records gets the words instead of the rules' expressions, which
         # Hyperscan follows far more slowly through JSON (and a record's words count in
         # its values only).
@@ -241,7 +247,8 @@ class LineFilter:
         marked: set[int] = set()
         words: set[int] = set()
         signed: set[int] = set()
-        add = (marked.add, words.add, signed.add)
+        untrusted: set[int] = set()
+        add = (marked.add, words.add, signed.add, untrusted.add)
 
         def on_match(found: int, _start: int, end: int, _flags: int, _context: object) -> None:
             add[found](end)
@@ -254,9 +261,29 @@ class LineFilter:
         for end in signed - marked:  # a sign of an error counts in a record only
             if block[block.rfind(b"\n", 0, end) + 1] == _BRACE:
                 marked.add(end)
+        if self._words is not None and (untrusted := untrusted - marked - words):
+            words.update(self._with_words(block, sorted(untrusted)))
         if len(block) > MAX_INPUT:
             marked.update(_long_line_ends(block))
         return sorted(marked | words), words - marked
+
+    def _with_words(self, block: bytes, ends: Sequence[int]) -> list[int]:
+        """Which of the lines ending at ``ends`` hold a trigger word of some rule.
+
+        The lines are scanned joined, apart from the block: a word is common in a log
+        and the lines that need one rare, so the block's scan looks for neither.
+        """
+        lines = [block[block.rfind(b"\n", 0, end) + 1 : end] for end in ends]
+        joined = b"\n".join(lines)
+        # Where each line ends in ``joined``, and so where a word expression reports it.
+        at: dict[int, int] = {}
+        offset = -1
+        for end, line in zip(ends, lines, strict=True):
+            offset += len(line) + 1
+            at[offset] = end
+        found: set[int] = set()
+        self._words.scan(joined, match_event_handler=lambda *match: found.add(match[2]))
+        return [at[end] for end in found]
 
 
 def _word_expressions(tokens: Sequence[bytes]) -> list[bytes]:
@@ -285,23 +312,12 @@ def _chunks(alternatives: Sequence[bytes]) -> Iterator[list[bytes]]:
         yield chunk
 
 
-def _text_database(
-    hyperscan: Any, common: Sequence[bytes], every: Sequence[bytes], rules: Sequence[RuleWords]
-) -> Any:
-    """``common`` (marked), and each rule's expression or words (see :class:`LineFilter`)."""
-    fixed = list(common)
-    # Where the rules' expressions are not trusted, any rule's word: an ASCII word on
-    # a line that also holds an untrusted byte (before or after it), a non-ASCII one
-    # anywhere. One expression each, rather than a report per line holding a word
-    # and one per untrusted line to intersect: most lines with a word are ASCII.
-    foreign = set(_word_expressions([token for token in every if not token.isascii()]))
-    for word in _word_expressions(every):
-        if word in foreign:
-            fixed.append(word + rb"[^\n]*$")
-        else:
-            either = _UNTRUSTED + rb"[^\n]*" + word + rb"|" + word + rb"[^\n]*" + _UNTRUSTED
-            fixed.append(rb"(?:" + either + rb")[^\n]*$")
-    ids = [_MARKED] * len(common) + [_WORDS] * (len(fixed) - len(common))
+def _text_database(hyperscan: Any, common: Sequence[bytes], rules: Sequence[RuleWords]) -> Any:
+    """``common`` (marked), untrusted lines, and each rule's expression or words."""
+    # Where the rules' expressions are not trusted, any rule's word counts: such a line
+    # is reported here, and its words looked for apart (:meth:`LineFilter.ends`).
+    fixed = [*common, _UNTRUSTED + rb"[^\n]*$"]
+    ids = [_MARKED] * len(common) + [_UNTRUSTED_LINE]
     written = [(superset(pattern), tokens) for pattern, tokens in rules]
     multiline = hyperscan.HS_FLAG_MULTILINE
     ruled = multiline | hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_PREFILTER
@@ -351,6 +367,17 @@ def _rules_database(hyperscan: Any, expressions: tuple[bytes, ...]) -> Any:
     return load_or_compile(
         hyperscan, key, lambda: _compiled(hyperscan, list(expressions), ids, flags)
     )
+
+
+def _words_database(hyperscan: Any, every: Sequence[bytes]) -> Any:
+    """Every rule's trigger word, each line holding one reported at its end (``None``: no words)."""
+    expressions = [word + rb"[^\n]*$" for word in _word_expressions(every)]
+    if not expressions:
+        return None
+    ids = [_WORDS] * len(expressions)
+    flags = [hyperscan.HS_FLAG_MULTILINE] * len(expressions)
+    key = b"words\0%d\0%s" % (flags[0], b"\0".join(expressions))
+    return load_or_compile(hyperscan, key, lambda: _compiled(hyperscan, expressions, ids, flags))
 
 
 def _records_database(

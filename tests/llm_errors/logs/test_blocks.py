@@ -108,6 +108,24 @@ def test_on_an_untrusted_line_a_trigger_word_on_either_side_counts(line):
     assert found.lines.ends(block)[0] == [block.index(b"\nINFO b")]
 
 
+def test_untrusted_lines_are_reported_by_their_own_words():
+    """Of several lines with non-ASCII text in one block, exactly those with a rule's word."""
+    pytest.importorskip("hyperscan")
+    found = block_filter(mode=InputMode.TEXT)
+    assert found is not None
+    lines = [
+        "INFO caf\u00e9 ok",
+        "INFO caf\u00e9 connection",
+        "INFO plain",
+        "INFO \u00e9 upstream timeout",
+        "INFO \u00e9\u00e9",
+        "INFO r\u00e9sum\u00e9 ECONNRESET",
+    ]
+    block = "\n".join(lines).encode()  # the last line without its newline
+    ends = [block.index(line.encode()) + len(line.encode()) for line in lines]
+    assert found.lines.ends(block) == ([ends[1], ends[3], ends[5]], {ends[1], ends[3], ends[5]})
+
+
 def test_a_block_with_records_is_read_by_words():
     """Rules' expressions in a block of text lines; in one with a JSON record, words (as before)."""
     pytest.importorskip("hyperscan")

@@ -113,9 +113,11 @@ def test_the_block_filter_loads_what_it_stored(tmp_path, monkeypatch):
         (r"\boverloaded\b\p{L}?", frozenset({b"overloaded"})),
     ]
     compiled = _blocks.LineFilter(hyperscan, rules)
-    (stored,) = tmp_path.glob("hyperscan-*.db")
-    modified = stored.stat().st_mtime_ns
+    stored = sorted(tmp_path.glob("hyperscan-*.db"))
+    assert len(stored) == 2  # the block's database and the words of untrusted lines
+    modified = [path.stat().st_mtime_ns for path in stored]
     loaded = _blocks.LineFilter(hyperscan, rules)
-    assert stored.stat().st_mtime_ns == modified  # not written again
-    block = BLOCK + b"WARN model overloaded\nINFO x\n"
-    assert loaded.ends(block) == compiled.ends(block) != ([], set())
+    assert [path.stat().st_mtime_ns for path in stored] == modified  # not written again
+    block = BLOCK + b"WARN model overloaded\nINFO x\nINFO caf\xc3\xa9 reset\nINFO y\n"
+    assert loaded.ends(block) == compiled.ends(block)
+    assert block.index(b"\nINFO y") in loaded.ends(block)[1]  # words, by the stored second scan
