@@ -3,10 +3,11 @@
 The public API (:mod:`llm_errors`) classifies one object at a time. A tool that reads
 whole logs at speed needs a few more of the engine's facts: the limits it reads input
 under, which keys of a record it reads, the scrubbers behind :func:`~llm_errors.redact`,
-the default classifier it shares, the checks of rules files, and the trigger analysis a
-block filter is built from. They are gathered here so that such a tool imports no
-private module of the core: ``llm_errors.logs`` imports the core only through
-:mod:`llm_errors` and this module (``tests/test_architecture.py`` holds it to that).
+the default classifier it shares, the checks of rules files, and the trigger analysis and
+the forward reading of look-behinds (:func:`forwarded`) a block filter is built from.
+They are gathered here so that such a tool imports no private module of the core:
+``llm_errors.logs`` imports the core only through :mod:`llm_errors` and this module
+(``tests/test_architecture.py`` holds it to that).
 
 The hook follows the engine: a name here may change in a minor release, with a
 CHANGELOG entry, where :mod:`llm_errors`'s names keep their deprecation period.
@@ -23,6 +24,7 @@ from llm_errors._evidence import MAX_VALUES
 from llm_errors._evidence import gathered as reads_key
 from llm_errors._match import prefilter as _prefilter
 from llm_errors._match import syntax as _syntax
+from llm_errors._match.forward import forwarded
 from llm_errors._match.matcher import known_triggers, triggers_of
 from llm_errors._match.prefilter import Triggers, derive_triggers
 from llm_errors._redact import inert, scrub
@@ -42,6 +44,7 @@ __all__ = [
     "check_rule_files",
     "default_classifier",
     "derive_triggers",
+    "forwarded",
     "inert",
     "known_triggers",
     "load_rule_files",

@@ -19,6 +19,10 @@ other line anyway). :func:`superset` rewrites a pattern so that this holds:
   line once, at its end.
 
 * ``{,n}`` becomes ``{0,n}`` (PCRE, which Hyperscan follows, reads it as text).
+* A look-behind is read forward where it can be (``llm_errors.engine.forwarded``):
+  ``\b(?:500|503)\b(?<=\bstatus\W{1,3}\d{3})`` is written
+  ``\bstatus\W{1,3}\b(?:500|503)\b``, so a ``503`` alone (``queue_depth=503``) is
+  not reported; prefilter mode would drop it.
 
 What cannot be rewritten (``\G``, ``\N{...}``, ``\p{...}``, a nested set, the
 verbose flag) gives ``None``: the rule's trigger words stand in for it, as before.
@@ -28,6 +32,8 @@ from __future__ import annotations
 
 import re
 from typing import Final
+
+from llm_errors.engine import forwarded
 
 __all__ = ["superset"]
 
@@ -73,6 +79,7 @@ def _escape(pattern: str, at: int, in_class: bool) -> tuple[bytes, int] | None:
 
 def superset(pattern: str) -> bytes | None:
     """The Hyperscan expression for ``pattern`` (see the module doc), or ``None``."""
+    pattern = forwarded(pattern) or pattern
     if not _FOLDS_TO_ASCII.isdisjoint(pattern) or _VERBOSE.search(pattern):
         return None
     out: list[bytes] = []

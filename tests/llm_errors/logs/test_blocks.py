@@ -53,6 +53,8 @@ def test_blocks_give_the_lines_and_cuts_of_line_reading(data, limit, size):
         pytest.param(b"INFO upstream said Rate Limit exceeded", True, id="trigger-any-case"),
         pytest.param(b"INFO ratelimited_counter=3", False, id="trigger-inside-a-word"),
         pytest.param(b"INFO connection pool size=10 idle=4", False, id="trigger-no-rule-can-match"),
+        pytest.param(b"INFO heartbeat queue_depth=503", False, id="number-no-status-rule-matches"),
+        pytest.param(b"INFO upstream said status 503", True, id="status-in-its-context"),
         pytest.param("INFO café: connection reset".encode(), True, id="trigger-in-non-ascii-line"),
         pytest.param(b"INFO pool\x1cconnection reset", True, id="trigger-by-a-control-character"),
         pytest.param(b"WARN something ERR happened", True, id="marker"),
