@@ -54,6 +54,8 @@ def forwarded(pattern: str) -> str | None:
 
     ``None`` also for a pattern outside the syntax :mod:`~llm_errors._match.syntax` reads.
     """
+    if "(?<=" not in pattern:
+        return None  # (most patterns: not worth a parse)
     try:
         tree = parse(pattern)
     except UnsupportedSyntaxError:

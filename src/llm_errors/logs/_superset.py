@@ -30,6 +30,7 @@ verbose flag) gives ``None``: the rule's trigger words stand in for it, as befor
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
@@ -77,8 +78,13 @@ def _escape(pattern: str, at: int, in_class: bool) -> tuple[bytes, int] | None:
     return b"\\" + escaped.encode(), at + 2
 
 
+@functools.lru_cache(maxsize=4096)
 def superset(pattern: str) -> bytes | None:
-    """The Hyperscan expression for ``pattern`` (see the module doc), or ``None``."""
+    """The Hyperscan expression for ``pattern`` (see the module doc), or ``None``.
+
+    Cached: a filter's start-up writes every rule (and the built-in rules again, as a
+    database of their own beside a user's).
+    """
     pattern = forwarded(pattern) or pattern
     if not _FOLDS_TO_ASCII.isdisjoint(pattern) or _VERBOSE.search(pattern):
         return None
