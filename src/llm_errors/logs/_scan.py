@@ -262,6 +262,11 @@ def _flat_scrubbed(message: str) -> str:
     return " ".join(scrub(message).split())
 
 
+@functools.lru_cache(maxsize=EXCERPT_CACHE_LIMIT)
+def _flat_redacted(text: str) -> str:
+    return " ".join(redact(text).split())
+
+
 def excerpt(text: str) -> str:
     """One redacted line of at most :data:`EXCERPT_LIMIT` characters.
 
@@ -269,13 +274,14 @@ def excerpt(text: str) -> str:
     secret straddling the cut is still caught whole. After a log prefix in which no
     scrubber can start a match (``_redact.inert``), the message is redacted alone
     and that result is cached under the message's exact text: the excerpt is the
-    same as redacting the whole line.
+    same as redacting the whole line. Any other text is cached whole (a record's
+    message repeats as often as a line's).
     """
     start = message_start(text)
     if start and inert(head := text[:start]):
         flat = " ".join(head.split()) + " " + _flat_scrubbed(text[start:_REDACT_WINDOW])
     else:
-        flat = " ".join(redact(text[:_REDACT_WINDOW]).split())
+        flat = _flat_redacted(text[:_REDACT_WINDOW])
     if len(flat) > EXCERPT_LIMIT:
         return flat[: EXCERPT_LIMIT - 1] + "…"
     return flat

@@ -460,6 +460,9 @@ def _reference_excerpt(text):
             id="key-word-in-logger",
         ),
         pytest.param("2026-07-22T10:00:00Z ERROR " + "word " * 900, id="long"),
+        pytest.param(_CAPACITY, id="no-prefix"),
+        pytest.param("api_key=sk-proj-" + "A1b2C3d4" * 4, id="no-prefix-key"),
+        pytest.param("data:,xyz", id="no-prefix-short"),  # too short to redact
     ],
 )
 def test_excerpt_after_a_prefix_is_the_whole_line_redacted(line):
