@@ -64,6 +64,11 @@ ID_TAILS = (
             id="message-request-id",
         ),
         pytest.param(
+            "call failed: trace_id=9f86d081884c7d6a; retry",
+            "call failed: trace_id=0000000000000000; retry",
+            id="message-id-of-the-shortest-length",
+        ),
+        pytest.param(
             "failed 123e4567-e89b-12d3-a456-426614174000, retry in 30s",
             "failed 00000000-0000-0000-0000-000000000000, retry in 30s",
             id="message-uuid-without-prefix",
