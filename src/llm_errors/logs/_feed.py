@@ -253,12 +253,13 @@ class Feeder:
         """
         scanner = self.scanner
         while pos < stop and (scanner.in_traceback or scanner.holding):
+            following = not scanner.in_traceback  # (else every line is fed)
+            if following and not scanner.may_continue(block[pos]):
+                break  # its first byte says: most lines after an error line end here
             newline = block.find(b"\n", pos, stop)
             end = stop if newline < 0 else newline
             raw = block[pos:end]
-            if not scanner.in_traceback and not scanner.continues(
-                raw.decode("utf-8").rstrip("\r\n")
-            ):
+            if following and not scanner.continues(raw.decode("utf-8").rstrip("\r\n")):
                 break
             self.number += 1
             self.line(raw, 0)

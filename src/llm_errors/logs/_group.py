@@ -50,6 +50,12 @@ _HTML_OPEN = re.compile(r"<(?:html|!doctype\s+html)\b", re.IGNORECASE)
 _HTML_AT_START = re.compile(r"\s*" + _HTML_OPEN.pattern, re.IGNORECASE)
 _HTML_CLOSE = re.compile(r"</html\s*>", re.IGNORECASE)
 _TAG = re.compile(r"<[A-Za-z/!]")  # not a syslog priority such as ``<13>``
+# The first bytes of the lines a group may take: ASCII white space (``str.isspace``'s),
+# a non-ASCII lead byte (Unicode white space), a cause (``[``, ``c``), a closing
+# bracket, a tag; and ``\n``, ending an empty line (an HTML page's blank one).
+_FIRST_BYTES: Final = frozenset(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f[cC]})<") | frozenset(
+    range(0x80, 0x100)
+)
 
 
 def _size(text: str) -> int:
@@ -118,6 +124,14 @@ class Group:
             or _CLOSERS.fullmatch(text) is not None
             or _HTML_AT_START.match(text) is not None
         )
+
+    def may_take(self, first: int) -> bool:
+        """Whether a next line whose first byte (UTF-8) is ``first`` may be taken.
+
+        ``False`` is exact (:meth:`takes` is then ``False``): a test of one byte,
+        before the line is decoded, for the line after most error lines.
+        """
+        return first in _FIRST_BYTES
 
     def add(self, number: int, text: str) -> None:
         """Take line ``number``, which :meth:`takes` accepted."""

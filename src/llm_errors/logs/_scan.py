@@ -532,6 +532,13 @@ class Scanner:
         """Whether an error line is held: the next line may continue it (:meth:`continues`)."""
         return self._held is not None
 
+    def may_continue(self, first: int) -> bool:
+        """Whether a next line whose first byte is ``first`` may :meth:`continue <continues>` it.
+
+        ``False`` is exact; ``True`` asks for :meth:`continues` on the decoded line.
+        """
+        return self._group is not None and self._group.may_take(first)
+
     def continues(self, text: str) -> bool:
         """Whether line ``text``, fed next, would continue the held error line.
 

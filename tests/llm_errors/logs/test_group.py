@@ -4,6 +4,7 @@ The shapes are real output copied from public issues, in ``multi_line.txt`` (eac
 block names its source there); a shape cut short there is cut at its last whole line.
 """
 
+import itertools
 import traceback
 from pathlib import Path
 
@@ -173,6 +174,52 @@ def test_a_group_is_cut_at_its_byte_bound():
 def test_what_continues_an_error_line(after, takes):
     """Deeper lines, causes, closers and a page continue it; a blank or a new record do not."""
     assert Group.open(1, "TypeError: fetch failed").takes(after) is takes
+
+
+_LINE_PIECES = [
+    " ",
+    "\t",
+    "\x0b",
+    "\x1c",
+    "\u00a0",
+    "\u3000",
+    "\x85",
+    "[cause]",
+    "cause",
+    "Caused by",
+    "CAUSE",
+    ":",
+    "}",
+    ")",
+    "]",
+    ",",
+    "<",
+    "html",
+    "!doctype html",
+    "/",
+    "p>",
+    "at",
+    "x",
+    "2026",
+    "é",
+    "\r",
+]
+
+
+@pytest.mark.parametrize(
+    "error_line", ["TypeError: fetch failed", "  nested: x", "ERROR <html><body>"]
+)
+def test_a_lines_first_byte_rules_out_only_lines_a_group_never_takes(error_line):
+    """``may_take(first byte)`` is ``False`` only where ``takes`` is: every line of 0-3 pieces."""
+    group = Group.open(1, error_line)
+    wrong = []
+    for count in range(4):
+        for pieces in itertools.product(_LINE_PIECES, repeat=count):
+            text = "".join(pieces)
+            first = (text.encode() + b"\n")[0]  # an empty line: the byte that ends it
+            if group.takes(text.rstrip("\r")) and not group.may_take(first):
+                wrong.append(text)
+    assert wrong == []
 
 
 def test_a_traceback_header_is_never_a_continuation():
