@@ -599,6 +599,8 @@ def test_override_changes_structured_evidence_too():
     ("pattern", "message"),
     [
         pytest.param(r"unbalanced (", "does not compile", id="syntax"),
+        pytest.param(r"\bfoo)|(bar\b", "does not compile", id="escapes-its-group"),
+        pytest.param(r"(?P<_r0>zork) failed", "matcher's own", id="the-matchers-group-name"),
         pytest.param(r"(?i)global", "global inline flags", id="global-flag"),
         pytest.param(r"(a)\1", "backreferences", id="backreference"),
         pytest.param(r"a(?R)?b", "recursion", id="recursion-whole"),

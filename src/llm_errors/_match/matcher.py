@@ -136,6 +136,9 @@ def triggers_of(pattern: str) -> Triggers:
 _RECURSION = _re.compile(r"(?<!\\)\(\?(?:R|[+-]?[0-9]+|&\w+|P>\w+)\)")
 _GLOBAL_FLAGS = _re.compile(r"(?<!\\)\(\?[a-zA-Z0-9]*-?[a-zA-Z0-9]*\)")
 _BACKREFERENCE = _re.compile(r"(?<!\\)(?:\\[1-9]|\\g<\d+>|\(\?P=)")
+# A group named as the matcher names each rule's group: two such names clash when rules
+# are searched together.
+_OWN_NAME = _re.compile(rf"(?<!\\)\(\?P?<{_GROUP_PREFIX}\d")
 
 
 class MatchTimeoutWarning(RuntimeWarning):
@@ -247,7 +250,12 @@ def _line_starts(text: str) -> Iterator[int]:
         at = newline + 1
 
 
-def _validate(rule: Rule, position: int) -> None:
+def _validate(rule: Rule, position: int) -> _re.Pattern[str] | None:
+    """Refuse what ``rule``'s pattern may not hold; a user rule's pattern, compiled.
+
+    Both as it is tried alone and as it is searched with others: a pattern that only
+    compiles inside its group (``a)|(b``) escapes it, and is refused.
+    """
     if _RECURSION.search(rule.pattern):
         raise ValueError(
             f"rule {rule.id!r}: recursion such as '(?R)', '(?1)' or '(?&name)' is not supported "
@@ -264,13 +272,20 @@ def _validate(rule: Rule, position: int) -> None:
             "pattern, which renumbers groups)"
         )
     if rule in _BUILT_IN:
-        return  # compiled and measured by the tests (tests/llm_errors/match): 0.2 s saved
+        return None  # compiled and measured by the tests (tests/llm_errors/match): 0.2 s saved
+    if _OWN_NAME.search(rule.pattern):
+        raise ValueError(
+            f"rule {rule.id!r}: group names of {_GROUP_PREFIX!r} and a digit are the matcher's "
+            "own (each rule's group is named so); choose another name"
+        )
     if (problem := bounds_problem(rule.pattern)) is not None:
         raise ValueError(f"rule {rule.id!r}: pattern {problem}")
     try:
+        compiled = _re.compile(rule.pattern, FLAGS)
         _re.compile(_alternative(position, rule.pattern), FLAGS)
     except (_re.error, ValueError) as exc:  # ValueError: flags regex refuses together
         raise ValueError(f"rule {rule.id!r}: pattern does not compile: {exc}") from exc
+    return compiled
 
 
 def _alternative(position: int, pattern: str) -> str:
@@ -289,8 +304,11 @@ class TextMatcher:
 
     def __init__(self, rules: Sequence[Rule]) -> None:
         self.rules: tuple[Rule, ...] = tuple(rules)
-        for position, rule in enumerate(self.rules):
-            _validate(rule, position)
+        # Each rule's own pattern, tried at its anchors (``None``: not compiled yet; a
+        # built-in rule's is compiled on its first try, as most never are).
+        self._patterns: list[_re.Pattern[str] | None] = [
+            _validate(rule, position) for position, rule in enumerate(self.rules)
+        ]
         self.triggers: tuple[Triggers, ...] = tuple(
             triggers_of(rule.pattern) for rule in self.rules
         )
@@ -353,8 +371,6 @@ class TextMatcher:
         # What depends only on a line's token set is worked out once (bounded caches).
         self._plan = functools.lru_cache(maxsize=CACHE_LIMIT)(self._build_plan)
         self._pattern = functools.lru_cache(maxsize=CACHE_LIMIT)(self._compile)
-        # Each rule's own pattern, tried at its anchors (``None``: not compiled yet).
-        self._patterns: list[_re.Pattern[str] | None] = [None] * len(self.rules)
 
     # ------------------------------------------------------------------ public
     def candidates(self, text: str) -> tuple[int, ...]:
