@@ -4,7 +4,8 @@ Most lines of an application log hold no error: no trigger word of any rule, no
 error marker, no JSON object, no traceback header. For such a line the per-line
 scan does nothing but release a held finding. So the scan reads about
 :data:`BLOCK_SIZE` bytes at a time, and one native call per block (a Hyperscan
-database of the rules' trigger words, the marker hints and a few special cases)
+database of the rules' patterns, rewritten, the marker hints and a few special
+cases; a second, small one for the few lines those patterns cannot be trusted on)
 reports the end of every line that *might* matter. Only those lines are decoded
 and fed to the :class:`~llm_errors.logs.Scanner` one by one; a run of other lines
 is one :meth:`~llm_errors.logs.Scanner.gap`. The filter is a superset test, so the
@@ -163,7 +164,7 @@ def _signs(identifiers: Iterable[str]) -> bytes:
 
 
 class LineFilter:
-    """One Hyperscan database: reports the end of each line that may hold an error.
+    """Hyperscan databases that report the end of each line that may hold an error.
 
     Expressions of two kinds. *Words*: for each rule, an expression that matches every
     line the rule matches (:func:`~llm_errors.logs._superset.superset`, on ASCII lines

@@ -209,12 +209,17 @@ class _ClassifyRun(Run):
     def __init__(self, args: argparse.Namespace, fmt: str) -> None:
         super().__init__(args, Tally(fail_on=frozenset(args.fail_on)), jsonl=fmt == "jsonl")
         # Counted and written in batches: a Counter step and a list append per finding,
-        # one tally update per distinct verdict and one write per batch.
-        self._verdicts: Counter[Classification] = Counter()
+        # one tally update per distinct verdict and one write per batch. Verdicts are
+        # counted by identity (the classifier shares them; a verdict's own hash reads
+        # every field), equal ones apart; the tally adds them up the same.
+        self._verdicts: dict[int, Classification] = {}
+        self._counts: Counter[int] = Counter()
         self._lines: list[str] = []
 
     def finding(self, name: str, finding: Finding) -> None:
-        self._verdicts[finding.classification] += 1
+        verdict = finding.classification
+        self._counts[id(verdict)] += 1
+        self._verdicts[id(verdict)] = verdict
         if not finding.matched:
             self.tally.count_message(finding.text)
         if self.jsonl:
@@ -225,7 +230,9 @@ class _ClassifyRun(Run):
     def found_range(self, name: str, findings: Findings, low: int, high: int) -> None:  # noqa: ARG002
         table = findings.table
         for index, times in Counter(findings.verdicts[low:high]).items():
-            self._verdicts[table[index]] += times
+            verdict = table[index]
+            self._counts[id(verdict)] += times
+            self._verdicts[id(verdict)] = verdict
         for position, text in findings.unmatched.items():
             if low <= position < high:
                 self.tally.count_message(text)
@@ -235,8 +242,9 @@ class _ClassifyRun(Run):
 
     def flush(self) -> None:
         """Put the pending counts in the tally and write the pending JSON lines."""
-        for verdict, times in self._verdicts.items():  # in order of first appearance
-            self.tally.count_verdict(verdict, times)
+        for key, times in self._counts.items():  # in order of first appearance
+            self.tally.count_verdict(self._verdicts[key], times)
+        self._counts.clear()
         self._verdicts.clear()
         if self._lines:
             sys.stdout.write("\n".join(self._lines) + "\n")
