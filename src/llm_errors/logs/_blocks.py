@@ -25,7 +25,7 @@ import re
 import zlib
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from llm_errors import RULES
 from llm_errors.engine import MAX_INPUT
@@ -46,6 +46,7 @@ __all__ = [
     "WORDS_LIMIT",
     "CutLine",
     "LineFilter",
+    "Lines",
     "Records",
     "RuleWords",
     "iter_blocks",
@@ -97,6 +98,18 @@ class CutLine:
 _NOT_CLOSED: Final = rb"^\{(?:[^\n]*[^}\r\n])?\r?$"
 # A record whose first key is not in double quotes (it may not be valid JSON).
 _UNQUOTED_KEY: Final = rb"^\{[ \t]*[^\"\s}][^\n]*$"
+
+
+class Lines(NamedTuple):
+    """What :meth:`LineFilter.scan` found in a block (an end: the offset of a line's newline)."""
+
+    ends: list[int]
+    """Where the lines worth a look end, in order."""
+    words: set[int]
+    """Which of those hold words only."""
+    foreign: set[int]
+    """Where every line with a non-ASCII byte ends (and with a control character the
+    engines read differently): the only lines that can be invalid UTF-8."""
 
 
 class Records(enum.Enum):
@@ -245,6 +258,11 @@ class LineFilter:
 
         An end is the offset of the newline closing the line, or the block's length.
         """
+        found = self.scan(block)
+        return found.ends, found.words
+
+    def scan(self, block: bytes) -> Lines:
+        """:meth:`ends`, and where the lines with a non-ASCII byte end."""
         marked: set[int] = set()
         words: set[int] = set()
         signed: set[int] = set()
@@ -262,11 +280,13 @@ class LineFilter:
         for end in signed - marked:  # a sign of an error counts in a record only
             if block[block.rfind(b"\n", 0, end) + 1] == _BRACE:
                 marked.add(end)
-        if self._words is not None and (untrusted := untrusted - marked - words):
-            words.update(self._with_words(block, sorted(untrusted)))
+        # (A record's words are the records database's own: only text lines need this.)
+        rest = untrusted - marked - words if databases is self._text else None
+        if self._words is not None and rest:
+            words.update(self._with_words(block, sorted(rest)))
         if len(block) > MAX_INPUT:
             marked.update(_long_line_ends(block))
-        return sorted(marked | words), words - marked
+        return Lines(sorted(marked | words), words - marked, untrusted)
 
     def _with_words(self, block: bytes, ends: Sequence[int]) -> list[int]:
         """Which of the lines ending at ``ends`` hold a trigger word of some rule.
@@ -385,8 +405,8 @@ def _records_database(
     hyperscan: Any, common: Sequence[bytes], signs: bytes, every: Sequence[bytes]
 ) -> Any:
     """``common`` (marked), ``signs`` (:data:`_SIGNED`), and a line's or a record value's words."""
-    expressions = [*common, signs]
-    ids = [_MARKED] * len(common) + [_SIGNED]
+    expressions = [*common, signs, _UNTRUSTED + rb"[^\n]*$"]
+    ids = [_MARKED] * len(common) + [_SIGNED, _UNTRUSTED_LINE]
     for word in _word_expressions(every):
         # In a record, only a word in a value counts (a key is never classified): the
         # string holding it closes before ``,``, ``}`` or ``]``, or it ends a bare value.

@@ -148,6 +148,13 @@ _POOL = (
 def _events(
     lines: list[str], *, blocks: bool, mode: InputMode = InputMode.AUTO
 ) -> list[tuple[object, ...]]:
+    data = "".join(line + "\n" for line in lines).encode()
+    return _events_of(data, blocks=blocks, mode=mode)
+
+
+def _events_of(
+    data: bytes, *, blocks: bool, mode: InputMode = InputMode.AUTO
+) -> list[tuple[object, ...]]:
     scanner = Scanner(classify, mode=mode)
     events: list[tuple[object, ...]] = []
 
@@ -155,7 +162,6 @@ def _events(
         events.extend((type(e).__name__, repr(e)) for e in found)  # type: ignore[attr-defined]
 
     feeder = Feeder(scanner, emit, number=1)
-    data = "".join(line + "\n" for line in lines).encode()
     if blocks:
         found = block_filter(mode=mode)
         assert found is not None
@@ -179,6 +185,27 @@ def test_blocks_give_the_events_of_line_by_line(mode, lines):
     """
     pytest.importorskip("hyperscan")
     assert _events(lines, blocks=True, mode=mode) == _events(lines, blocks=False, mode=mode)
+
+
+@pytest.mark.parametrize("mode", [InputMode.AUTO, InputMode.TEXT])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        pytest.param(b"INFO caf\xe9 served", id="latin-1-in-text"),
+        pytest.param(b'{"msg": "upstream timed out \xff"}', id="in-a-record"),
+        pytest.param("INFO café".encode()[:-1], id="cut-short"),
+        pytest.param(b"\x80 INFO served", id="stray-continuation-first"),
+    ],
+)
+def test_bytes_that_are_not_utf8_are_reported_as_line_by_line(mode, bad):
+    """A block with a line that is not UTF-8 gives the line path's events: the line's problem."""
+    pytest.importorskip("hyperscan")
+    good = ["INFO start", "ERROR upstream said rate limit exceeded", "INFO caf\u00e9 served"]
+    good.append('{"msg": "served"}')  # (in auto input, the block is read as one with records)
+    data = b"".join(line.encode() + b"\n" for line in good) + bad + b"\nINFO end\n"
+    by_blocks = _events_of(data, blocks=True, mode=mode)
+    assert by_blocks == _events_of(data, blocks=False, mode=mode)
+    assert any("UNDECODABLE" in event[1] for event in by_blocks if event[0] == "Problem")
 
 
 def test_records_without_a_sign_of_an_error_are_passed_over(monkeypatch):
