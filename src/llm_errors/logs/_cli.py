@@ -15,12 +15,11 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from llm_errors import Classification, ErrorCode, Layer
 from llm_errors.engine import VersionAction
 from llm_errors.logs._options import CommandParser, whole_number
-from llm_errors.logs._parallel import Findings
 from llm_errors.logs._report import (
     explanation_record,
     finding_line,
@@ -39,6 +38,9 @@ from llm_errors.logs._run import Run, add_input_options, add_run_options
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, subjects
 from llm_errors.logs._suggest import add_suggest_command
 from llm_errors.logs._tally import Tally
+
+if TYPE_CHECKING:
+    from llm_errors.logs._parallel import Findings
 
 __all__ = ["main"]
 

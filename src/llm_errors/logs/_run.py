@@ -12,22 +12,25 @@ command's own: a subclass says it in :meth:`Run.finding`, :meth:`Run.found`,
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import sys
 import time
 from collections.abc import Sequence
-from typing import ClassVar, Final, TextIO
+from typing import TYPE_CHECKING, ClassVar, Final, TextIO
 
-from llm_errors.logs import _feed, _parallel
+from llm_errors.logs import _feed
 from llm_errors.logs._context import Dated
 from llm_errors.logs._feed import BlockFilter, Feeder, Watcher
 from llm_errors.logs._input import InputError, Source, open_source
 from llm_errors.logs._options import JOBS_LIMIT, choice, job_count, text
-from llm_errors.logs._parallel import Findings
 from llm_errors.logs._report import printable, render_progress
 from llm_errors.logs._rules_command import classifier_for
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, Scanner
 from llm_errors.logs._tally import Tally
+
+if TYPE_CHECKING:  # ``--jobs`` only: its processes and pools are imported when used
+    import concurrent.futures
+
+    from llm_errors.logs._parallel import Findings
 
 __all__ = ["PROBLEMS_SHOWN", "PROGRESS_AFTER", "Run", "add_input_options", "add_run_options"]
 
@@ -185,6 +188,8 @@ class Run:
         """Scan ``paths`` in order, with ``--jobs`` processes for each large file."""
         jobs: int = self.args.jobs
         if jobs > 1:
+            from llm_errors.logs import _parallel  # noqa: PLC0415 -- 15 ms of imports saved
+
             with _parallel.pool(
                 jobs, self.args.user_rules, mode=self.args.input, field=self.args.field
             ) as executor:
@@ -247,6 +252,8 @@ class Run:
 
     def scan_parallel(self, path: str, executor: concurrent.futures.Executor, jobs: int) -> None:
         """Scan ``path`` with ``jobs`` processes when it is worth it, else with this one."""
+        from llm_errors.logs import _parallel  # noqa: PLC0415 -- see scan_all
+
         found = _parallel.plan(
             path,
             jobs,
