@@ -50,7 +50,7 @@ import functools
 import re
 import time
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
@@ -160,24 +160,22 @@ class _Budget:
 
     def match(self, pattern: _re.Pattern[str], text: str, at: int) -> _re.Match[str] | None:
         """``pattern.match(text, at)``; ``TimeoutError`` when the budget runs out."""
-        start = self._start()
-        try:
-            return pattern.match(text, at, timeout=self.left)
-        finally:
-            self.left -= time.monotonic() - start
+        return self._spend(pattern.match, text, at)
 
     def search(self, pattern: _re.Pattern[str], text: str) -> _re.Match[str] | None:
         """``pattern.search(text)``; ``TimeoutError`` when the budget runs out."""
-        start = self._start()
-        try:
-            return pattern.search(text, timeout=self.left)
-        finally:
-            self.left -= time.monotonic() - start
+        return self._spend(pattern.search, text)
 
-    def _start(self) -> float:
+    def _spend(
+        self, call: Callable[..., _re.Match[str] | None], *args: object
+    ) -> _re.Match[str] | None:
         if self.left <= 0:  # (``regex`` takes a negative timeout as none at all)
             raise TimeoutError
-        return time.monotonic()
+        start = time.monotonic()
+        try:
+            return call(*args, timeout=self.left)
+        finally:
+            self.left -= time.monotonic() - start
 
 
 class TextMatch:

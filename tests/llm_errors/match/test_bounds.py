@@ -235,6 +235,30 @@ def test_compiling_a_pattern_is_not_counted_against_the_limit(monkeypatch):
         assert classifier.classify("an upstream wobble").rule == "u.anchored"
 
 
+def test_the_limit_is_spent_across_the_pattern_calls_on_a_text(monkeypatch):
+    """Each call gets what the calls before it left; once none is left, the next one times out."""
+    clock = _FakeClock()
+    monkeypatch.setattr(matcher, "time", clock)
+    given: list[float] = []
+
+    class Pattern:  # a pattern whose every call takes 0.4 s of the clock
+        def match(self, _text: str, _at: int, *, timeout: float) -> None:
+            given.append(timeout)
+            clock.now += 0.4
+
+        def search(self, _text: str, *, timeout: float) -> None:
+            self.match(_text, 0, timeout=timeout)
+
+    budget = matcher._Budget(1.0)
+    pattern = Pattern()
+    assert budget.match(pattern, "x", 0) is None  # type: ignore[arg-type]
+    assert budget.search(pattern, "x") is None  # type: ignore[arg-type]
+    assert budget.match(pattern, "x", 0) is None  # type: ignore[arg-type]
+    with pytest.raises(TimeoutError):
+        budget.search(pattern, "x")  # type: ignore[arg-type]
+    assert given == pytest.approx([1.0, 0.6, 0.2])
+
+
 def test_built_in_rules_still_decide_a_text_over_the_limit(slow):
     """Only the user rules lose the text: the built-in table is tried on it, without a limit."""
     classifier, _, slow_text = slow
