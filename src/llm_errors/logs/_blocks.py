@@ -78,6 +78,7 @@ _OBJECT: Final = rb"\{"
 # Where a rule's expression is not trusted (``_superset``): a non-ASCII byte, or a
 # control character ``\s`` may or may not match.
 _UNTRUSTED: Final = rb"[\x80-\xff\x0b\x0c\x1c-\x1f]"
+_UNTRUSTED_LINE_END: Final = _UNTRUSTED + rb"[^\n]*$"
 _LEAD: Final = rb"[\x80-\xff]|[\t\x0b\x0c\r \x1c-\x1f]\{"
 
 
@@ -337,7 +338,7 @@ def _text_database(hyperscan: Any, common: Sequence[bytes], rules: Sequence[Rule
     """``common`` (marked), untrusted lines, and each rule's expression or words."""
     # Where the rules' expressions are not trusted, any rule's word counts: such a line
     # is reported here, and its words looked for apart (:meth:`LineFilter.ends`).
-    fixed = [*common, _UNTRUSTED + rb"[^\n]*$"]
+    fixed = [*common, _UNTRUSTED_LINE_END]
     ids = [_MARKED] * len(common) + [_UNTRUSTED_LINE]
     written = [(superset(pattern), tokens) for pattern, tokens in rules]
     multiline = hyperscan.HS_FLAG_MULTILINE
@@ -381,13 +382,9 @@ def _built_in_expressions() -> dict[str, bytes]:
 @functools.cache
 def _rules_database(hyperscan: Any, expressions: tuple[bytes, ...]) -> Any:
     """The built-in rules' expressions alone (each is tested to compile)."""
-    flags = [hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_PREFILTER]
-    flags *= len(expressions)
+    flag = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_PREFILTER
     ids = [_WORDS] * len(expressions)
-    key = b"built-in-rules\0%d\0%s" % (flags[0], b"\0".join(expressions))
-    return load_or_compile(
-        hyperscan, key, lambda: _compiled(hyperscan, list(expressions), ids, flags)
-    )
+    return _stored_database(hyperscan, b"built-in-rules", list(expressions), ids, flag)
 
 
 def _words_database(hyperscan: Any, every: Sequence[bytes]) -> Any:
@@ -396,16 +393,14 @@ def _words_database(hyperscan: Any, every: Sequence[bytes]) -> Any:
     if not expressions:
         return None
     ids = [_WORDS] * len(expressions)
-    flags = [hyperscan.HS_FLAG_MULTILINE] * len(expressions)
-    key = b"words\0%d\0%s" % (flags[0], b"\0".join(expressions))
-    return load_or_compile(hyperscan, key, lambda: _compiled(hyperscan, expressions, ids, flags))
+    return _stored_database(hyperscan, b"words", expressions, ids, hyperscan.HS_FLAG_MULTILINE)
 
 
 def _records_database(
     hyperscan: Any, common: Sequence[bytes], signs: bytes, every: Sequence[bytes]
 ) -> Any:
     """``common`` (marked), ``signs`` (:data:`_SIGNED`), and a line's or a record value's words."""
-    expressions = [*common, signs, _UNTRUSTED + rb"[^\n]*$"]
+    expressions = [*common, signs, _UNTRUSTED_LINE_END]
     ids = [_MARKED] * len(common) + [_SIGNED, _UNTRUSTED_LINE]
     for word in _word_expressions(every):
         # In a record, only a word in a value counts (a key is never classified): the
@@ -418,8 +413,19 @@ def _records_database(
             word + rb"(?:[^\"\n]*\")?[ \t]*[,}\]][^\n]*$",
         ]
         ids += [_WORDS, _WORDS]
-    flags = [hyperscan.HS_FLAG_MULTILINE] * len(expressions)
-    key = b"block-filter\0%d\0%s" % (hyperscan.HS_FLAG_MULTILINE, b"\0".join(expressions))
+    return _stored_database(hyperscan, b"records", expressions, ids, hyperscan.HS_FLAG_MULTILINE)
+
+
+def _stored_database(
+    hyperscan: Any, label: bytes, expressions: list[bytes], ids: list[int], flag: int
+) -> Any:
+    """``expressions`` (reporting ``ids``, all with ``flag``) compiled, or loaded as stored.
+
+    The stored copy is keyed on everything the database is made of, ids included.
+    """
+    numbers = b",".join(b"%d" % number for number in ids)
+    key = b"%s\0%d\0%s\0%s" % (label, flag, numbers, b"\0".join(expressions))
+    flags = [flag] * len(expressions)
     return load_or_compile(hyperscan, key, lambda: _compiled(hyperscan, expressions, ids, flags))
 
 

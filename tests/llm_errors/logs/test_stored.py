@@ -121,3 +121,16 @@ def test_the_block_filter_loads_what_it_stored(tmp_path, monkeypatch):
     block = BLOCK + b"WARN model overloaded\nINFO x\nINFO caf\xc3\xa9 reset\nINFO y\n"
     assert loaded.ends(block) == compiled.ends(block)
     assert block.index(b"\nINFO y") in loaded.ends(block)[1]  # words, by the stored second scan
+
+
+def test_a_stored_database_is_keyed_on_its_ids_too(tmp_path, monkeypatch):
+    """The same expressions reporting other ids are another database, not the stored one."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    reported = []
+    for ids in ([0], [3], [0]):
+        database = _blocks._stored_database(
+            hyperscan, b"test", [rb"reset[^\n]*$"], ids, hyperscan.HS_FLAG_MULTILINE
+        )
+        database.scan(b"x reset\n", match_event_handler=lambda found, *_: reported.append(found))
+    assert reported == [0, 3, 0]
+    assert len(list(tmp_path.glob("hyperscan-*.db"))) == 2
