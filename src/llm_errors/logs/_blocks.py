@@ -402,18 +402,25 @@ def _records_database(
     """``common`` (marked), ``signs`` (:data:`_SIGNED`), and a line's or a record value's words."""
     expressions = [*common, signs, _UNTRUSTED_LINE_END]
     ids = [_MARKED] * len(common) + [_SIGNED, _UNTRUSTED_LINE]
-    for word in _word_expressions(every):
-        # In a record, only a word in a value counts (a key is never classified): the
-        # string holding it closes before ``,``, ``}`` or ``]``, or it ends a bare value.
-        # (The second expression needs no ``^\{[^\n]*`` before the word: on a record
-        # line that holds wherever a word starts, and a text line with a word is the
-        # first's anyway; Hyperscan runs the shorter one about a fifth faster.)
-        expressions += [
-            rb"^(?:[^{\n][^\n]*)?" + word + rb"[^\n]*$",
-            word + rb"(?:[^\"\n]*\")?[ \t]*[,}\]][^\n]*$",
-        ]
-        ids += [_WORDS, _WORDS]
+    # A text line's words: one expression per chunk of words.
+    expressions += [
+        rb"^(?:[^{\n][^\n]*)?" + word + rb"[^\n]*$" for word in _word_expressions(every)
+    ]
+    # In a record, only a word in a value counts (a key is never classified): the
+    # string holding it closes before ``,``, ``}`` or ``]``, or it ends a bare value.
+    # (No ``^\{[^\n]*`` before the word: on a record line that holds wherever a word
+    # starts, and a text line with a word is the chunk's anyway.) One expression per
+    # ASCII word: Hyperscan runs them about a third faster than the same words in
+    # alternations (measured on ``bench/classify.py``'s records), more reports and all.
+    expressions += [word + rb"(?:[^\"\n]*\")?[ \t]*[,}\]][^\n]*$" for word in _word_each(every)]
+    ids += [_WORDS] * (len(expressions) - len(ids))
     return _stored_database(hyperscan, b"records", expressions, ids, hyperscan.HS_FLAG_MULTILINE)
+
+
+def _word_each(tokens: Sequence[bytes]) -> list[bytes]:
+    """:func:`_word_expressions` with one expression per ASCII token (the others chunked)."""
+    alone = [rb"(?i:\b" + re.escape(token) + rb"\b)" for token in tokens if token.isascii()]
+    return alone + _word_expressions([token for token in tokens if not token.isascii()])
 
 
 def _stored_database(
