@@ -512,8 +512,9 @@ def iter_blocks(
 
     Raises:
         InputError: reading failed (an I/O error, a corrupt or truncated gzip stream).
+            Its ``line`` is ``None``: the caller numbers the lines it was given, so it
+            knows where reading stopped (a count here would cost a pass over each block).
     """
-    lines = 0
     carry = b""
     # ``read1`` returns what is there: on a truncated gzip stream every whole line
     # before the damage is yielded before the error, as line-by-line reading does.
@@ -526,23 +527,20 @@ def iter_blocks(
             end = buffer.find(b"\n", len(carry))
             if (end if end >= 0 else len(buffer)) - start >= limit:
                 if start:
-                    lines += buffer.count(b"\n", 0, start)
                     yield buffer[:start]
                 stop = len(buffer) if end < 0 else end + 1
                 carry = (yield from _cut(read, buffer[start:stop], limit, size)) + buffer[stop:]
-                lines += 1
                 continue
             last = buffer.rfind(b"\n")
             if last < 0:
                 carry = buffer
                 continue
             block, carry = buffer[: last + 1], buffer[last + 1 :]
-            lines += block.count(b"\n")
             yield block
         if carry:
             yield carry
     except (OSError, EOFError, zlib.error) as exc:
-        raise InputError(f"reading failed: {exc}", lines + 1) from exc
+        raise InputError(f"reading failed: {exc}") from exc
 
 
 def _cut(

@@ -19,7 +19,7 @@ from llm_errors import Classifier
 from llm_errors.engine import BODY_TYPES, default_classifier, triggers_of
 from llm_errors.logs import _blocks
 from llm_errors.logs._blocks import CutLine, LineFilter, Records, iter_blocks, line_filter
-from llm_errors.logs._input import Readable, decode_line, iter_lines
+from llm_errors.logs._input import InputError, Readable, decode_line, iter_lines
 from llm_errors.logs._scan import Finding, InputMode, Problem, Scanner
 
 __all__ = ["BlockFilter", "Feeder", "Watcher", "block_filter"]
@@ -159,6 +159,15 @@ class Feeder:
                 if not self.number % _PROGRESS_EVERY:
                     progress()
             return
+        try:
+            self._blocks(stream, found, progress)
+        except InputError as exc:
+            if exc.line is not None:
+                raise
+            # ``iter_blocks`` leaves the numbering to its reader: every line before is fed.
+            raise InputError(exc.detail, self.number + 1) from exc.__cause__
+
+    def _blocks(self, stream: Readable, found: BlockFilter, progress: Callable[[], None]) -> None:
         for block in iter_blocks(stream, size=_blocks.BLOCK_SIZE):
             if isinstance(block, CutLine):
                 self.number += 1

@@ -1,5 +1,6 @@
 """Feeding by blocks: the same events as line by line, and the cheap test for word lines."""
 
+import gzip
 import io
 import json
 from pathlib import Path
@@ -12,6 +13,7 @@ from llm_errors import Classifier, Layer, classify
 from llm_errors._classify import MAX_INPUT
 from llm_errors.logs._context import LineContext
 from llm_errors.logs._feed import Feeder, block_filter
+from llm_errors.logs._input import InputError
 from llm_errors.logs._scan import Finding, InputMode, Scanner
 from llm_errors.logs._timeline import RecentLines
 
@@ -304,3 +306,18 @@ def test_recent_lines_take_a_range_as_each_of_its_lines(lines, newline_at_end):
     for probe in range(1, len(lines) + 3):
         assert bulk.at(probe) == one.at(probe)
     assert (bulk.times(), bulk.stamped) == (one.times(), one.stamped)
+
+
+@pytest.mark.parametrize("size", [100, 300_000])
+def test_a_failed_read_names_the_same_line_by_blocks_as_by_lines(size):
+    """A truncated gzip stream: both paths stop at the line after the last whole one read."""
+    data = gzip.compress(b"".join(b"line %d\n" % n for n in range(size)))[:-30]
+    stopped = []
+    for found in (None, block_filter()):
+        feeder = Feeder(Scanner(classify), lambda _events: None)
+        with pytest.raises(InputError) as caught:
+            feeder.read(gzip.GzipFile(fileobj=io.BytesIO(data)), found, lambda: None)
+        assert caught.value.line == feeder.number + 1
+        stopped.append(caught.value.line)
+    assert stopped[0] == stopped[1]
+    assert stopped[0] > 1
