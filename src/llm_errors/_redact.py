@@ -47,13 +47,23 @@ _PREFIXED_KEY = _re.compile(
 #: Literal anchors: a scrubber runs only if one of its words is in the text.
 _WORDS = ("key", "auth", "token", "secret", "password")
 _PREFIXES = ("sk-", "AIza", "gsk_", "xai-", "hf_", "AKIA")
-_KEY_WORDS = _re.compile("|".join(_WORDS))
-_KEY_PREFIXES = _re.compile("|".join(map(_re.escape, _PREFIXES)))
 _BASE64_MIN = 64
 #: Every anchor above, for an ASCII text (where ``casefold`` is lower-casing): the
 #: words, looked for in the lower-cased text, and the case-sensitive key prefixes. A
 #: few substring tests cost a fraction of one case-insensitive alternation search.
 _ASCII_WORDS = ("data:", "bearer", "basic", *_WORDS)
+#: Every ``_KEYED`` match ends its name in one of these words, right before its separator
+#: (an optional quote, spaces, ``:`` or ``=``): a text of key words without one, as
+#: most messages that say ``token`` or ``key`` are, is passed over (one search of the
+#: case-folded text; its substitutions keep what precedes and follows a key word).
+_KEY_SEPARATOR = _re.compile(r"""(?:key|authorization|token|secret|password)["']?\s*[:=]""")
+#: ``_BASE64_RUN``'s alphabet as ``x`` and every other byte as a space: a text holds a
+#: run of :data:`_BASE64_MIN` if and only if its translation holds that many ``x``.
+_BASE64_BYTES = bytes(
+    ord("x") if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) in "+/_-") else ord(" ")
+    for byte in range(256)
+)
+_BASE64_MIN_RUN = b"x" * _BASE64_MIN
 #: Nothing shorter than this can hold a secret any scrubber would replace.
 _SHORTEST_SECRET = 10
 
@@ -83,14 +93,34 @@ def scrub(text: str) -> str:
         text = _DATA_URL.sub(_data_url, text)
     if "bearer" in folded or "basic" in folded:
         text = _BEARER.sub(r"\1 <redacted>", text)
-    if _KEY_WORDS.search(folded):
+    if _has_key_word(folded) and _KEY_SEPARATOR.search(folded):
         text = _KEYED.sub(r"\g<k>\g<sep><redacted>", text)
-    if _KEY_PREFIXES.search(text):
+    if _has_key_prefix(text):
         text = _PREFIXED_KEY.sub("<redacted key>", text)
-    # A base64 run holds no space, so it lies inside one whitespace-free word.
-    if len(text) >= _BASE64_MIN and max(map(len, text.split()), default=0) >= _BASE64_MIN:
+    if len(text) >= _BASE64_MIN and _BASE64_MIN_RUN in _base64_bytes(text):
         text = _BASE64_RUN.sub(lambda m: f"<redacted {len(m.group(0))} chars>", text)
     return str(text)
+
+
+def _has_key_word(folded: str) -> bool:
+    """Whether ``folded`` holds one of :data:`_WORDS` (substring tests beat a regex search)."""
+    for word in _WORDS:  # noqa: SIM110 -- a loop: any() of a generator costs twice as much
+        if word in folded:
+            return True
+    return False
+
+
+def _has_key_prefix(text: str) -> bool:
+    """Whether ``text`` holds one of :data:`_PREFIXES`."""
+    for prefix in _PREFIXES:  # noqa: SIM110 -- as above
+        if prefix in text:
+            return True
+    return False
+
+
+def _base64_bytes(text: str) -> bytes:
+    """``text``'s UTF-8 bytes with the base64 run's alphabet as ``x``, every other byte a space."""
+    return text.encode("utf-8", "surrogatepass").translate(_BASE64_BYTES)
 
 
 def inert(head: str) -> bool:
@@ -115,6 +145,6 @@ def inert(head: str) -> bool:
         folded = head.casefold()
         if "data:" in folded or "bearer" in folded or "basic" in folded:
             return False
-        if _KEY_WORDS.search(folded) or _KEY_PREFIXES.search(head):
+        if _has_key_word(folded) or _has_key_prefix(head):
             return False
     return len(head) < _BASE64_MIN or max(map(len, head.split())) < _BASE64_MIN

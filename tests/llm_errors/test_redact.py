@@ -1,8 +1,19 @@
 """Secrets never leave in errors or the CLI's output: keys with and without a known prefix."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from llm_errors._redact import inert, scrub
+from llm_errors._redact import (
+    _BASE64_RUN,
+    _BEARER,
+    _DATA_URL,
+    _KEYED,
+    _PREFIXED_KEY,
+    _data_url,
+    inert,
+    scrub,
+)
 
 SECRET = "abcdefghijklmnop123"
 
@@ -56,3 +67,45 @@ def test_a_head_holding_a_key_word_is_not_inert():
     """The scan's prefix shortcut never skips a head that could start a key."""
     assert not inert('{"key": ')
     assert inert("2025-01-01 12:00:00 ERROR app: ")
+
+
+def _every_pass(text: str) -> str:
+    """Every scrubber, unconditionally: what ``scrub``'s anchor tests only spare work of."""
+    text = _DATA_URL.sub(_data_url, text)
+    text = _BEARER.sub(r"\1 <redacted>", text)
+    text = _KEYED.sub(r"\g<k>\g<sep><redacted>", text)
+    text = _PREFIXED_KEY.sub("<redacted key>", text)
+    return _BASE64_RUN.sub(lambda m: f"<redacted {len(m.group(0))} chars>", text)
+
+
+# Names in several cases (with characters that case-fold to ASCII letters), separators,
+# values and the other anchors, put together as a secret would be and out of order.
+_NAMES = st.sampled_from(
+    [
+        *("key", "KEY", "api_key", "API key", "x-api-key", "Authorization", "authorization"),
+        *("access-token", "token", "Secret", "Password", "\u212aey", "pa\u017f\u017fword"),
+        *("auth", "Bearer", "basic", "data:image/png;base64", "sk-proj-", "AIza", "gsk_"),
+        *("hf_", "AKIA", "xai-", "mykey", "keys", "tokens"),
+    ]
+)
+_SEPARATORS = st.sampled_from(["", ":", "=", ": ", " = ", '":"', "': '", " ", ",", "%20", "\t:"])
+_VALUES = st.sampled_from(
+    [
+        "abcdefghij0123456789",
+        "ABCDEFGHIJKLMNOP",
+        "x",
+        "<redacted>",
+        "A" * 63,
+        "A" * 64,
+        "a-_+/" * 13,
+    ]
+)
+_FILLER = st.sampled_from(["", " ", "?", "&", ";", '"', "'", "\u0130", "\u0131", "\u00e9"])
+_PIECE = st.tuples(_FILLER, _NAMES, _SEPARATORS, _VALUES).map("".join) | st.text(max_size=6)
+
+
+@settings(max_examples=400)
+@given(st.lists(_PIECE, max_size=6).map("".join))
+def test_the_anchor_tests_only_spare_work(text):
+    """``scrub`` gives what running every scrubber gives, whatever the anchors say."""
+    assert scrub(text) == _every_pass(text)
