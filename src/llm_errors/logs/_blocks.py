@@ -51,6 +51,7 @@ __all__ = [
     "RuleWords",
     "iter_blocks",
     "line_filter",
+    "line_start",
 ]
 
 #: Bytes read at a time (the last partial line is carried to the next block).
@@ -279,7 +280,7 @@ class LineFilter:
         for database in databases:
             database.scan(block, match_event_handler=on_match)
         for end in signed - marked:  # a sign of an error counts in a record only
-            if block[block.rfind(b"\n", 0, end) + 1] == _BRACE:
+            if block[line_start(block, end)] == _BRACE:
                 marked.add(end)
         # (A record's words are the records database's own: only text lines need this.)
         rest = untrusted - marked - words if databases is self._text else None
@@ -295,7 +296,7 @@ class LineFilter:
         The lines are scanned joined, apart from the block: a word is common in a log
         and the lines that need one rare, so the block's scan looks for neither.
         """
-        lines = [block[block.rfind(b"\n", 0, end) + 1 : end] for end in ends]
+        lines = [block[line_start(block, end) : end] for end in ends]
         joined = b"\n".join(lines)
         # Where each line ends in ``joined``, and so where a word expression reports it.
         at: dict[int, int] = {}
@@ -306,6 +307,11 @@ class LineFilter:
         found: set[int] = set()
         self._words.scan(joined, match_event_handler=lambda *match: found.add(match[2]))
         return [at[end] for end in found]
+
+
+def line_start(block: bytes, end: int) -> int:
+    """Where the line of ``block`` that ends at ``end`` (a reported end) starts."""
+    return block.rfind(b"\n", 0, end) + 1
 
 
 def _word_expressions(tokens: Sequence[bytes]) -> list[bytes]:

@@ -18,7 +18,14 @@ from typing import Final, Protocol
 from llm_errors import Classifier
 from llm_errors.engine import BODY_TYPES, default_classifier, triggers_of
 from llm_errors.logs import _blocks
-from llm_errors.logs._blocks import CutLine, LineFilter, Records, iter_blocks, line_filter
+from llm_errors.logs._blocks import (
+    CutLine,
+    LineFilter,
+    Records,
+    iter_blocks,
+    line_filter,
+    line_start,
+)
 from llm_errors.logs._input import InputError, Readable, decode_line, iter_lines
 from llm_errors.logs._scan import Finding, InputMode, Problem, Scanner
 
@@ -108,7 +115,7 @@ def _utf8(block: bytes, foreign: set[int]) -> bool:
             block.decode()
         else:
             for end in foreign:
-                block[block.rfind(b"\n", 0, end) + 1 : end].decode()
+                block[line_start(block, end) : end].decode()
     except UnicodeDecodeError:
         return False
     return True
