@@ -167,14 +167,16 @@ class Feeder:
                     progress()
             return
         try:
-            self._blocks(stream, found, progress)
+            self._read_blocks(stream, found, progress)
         except InputError as exc:
             if exc.line is not None:
                 raise
             # ``iter_blocks`` leaves the numbering to its reader: every line before is fed.
             raise InputError(exc.detail, self.number + 1) from exc.__cause__
 
-    def _blocks(self, stream: Readable, found: BlockFilter, progress: Callable[[], None]) -> None:
+    def _read_blocks(
+        self, stream: Readable, found: BlockFilter, progress: Callable[[], None]
+    ) -> None:
         for block in iter_blocks(stream, size=_blocks.BLOCK_SIZE):
             if isinstance(block, CutLine):
                 self.number += 1
