@@ -48,10 +48,6 @@ _PREFIXED_KEY = _re.compile(
 _WORDS = ("key", "auth", "token", "secret", "password")
 _PREFIXES = ("sk-", "AIza", "gsk_", "xai-", "hf_", "AKIA")
 _BASE64_MIN = 64
-#: Every anchor above, for an ASCII text (where ``casefold`` is lower-casing): the
-#: words, looked for in the lower-cased text, and the case-sensitive key prefixes. A
-#: few substring tests cost a fraction of one case-insensitive alternation search.
-_ASCII_WORDS = ("data:", "bearer", "basic", *_WORDS)
 #: Every ``_KEYED`` match ends its name in one of these words, right before its separator
 #: (an optional quote, spaces, ``:`` or ``=``): a text of key words without one, as
 #: most messages that say ``token`` or ``key`` are, is passed over (one search of the
@@ -133,18 +129,9 @@ def inert(head: str) -> bool:
     the same character before them (none or a space both pass every lookbehind and
     word boundaries) and none can start in ``head`` or cross into it.
     """
-    if head.isascii():  # a log prefix: casefold is lower-casing
-        low = head.lower()
-        for word in _ASCII_WORDS:
-            if word in low:
-                return False
-        for prefix in _PREFIXES:
-            if prefix in head:
-                return False
-    else:
-        folded = head.casefold()
-        if "data:" in folded or "bearer" in folded or "basic" in folded:
-            return False
-        if _has_key_word(folded) or _has_key_prefix(head):
-            return False
+    folded = head.casefold()
+    if "data:" in folded or "bearer" in folded or "basic" in folded:
+        return False
+    if _has_key_word(folded) or _has_key_prefix(head):
+        return False
     return len(head) < _BASE64_MIN or max(map(len, head.split())) < _BASE64_MIN

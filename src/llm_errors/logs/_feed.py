@@ -169,8 +169,6 @@ class Feeder:
         try:
             self._read_blocks(stream, found, progress)
         except InputError as exc:
-            if exc.line is not None:
-                raise
             # ``iter_blocks`` leaves the numbering to its reader: every line before is fed.
             raise InputError(exc.detail, self.number + 1) from exc.__cause__
 
