@@ -93,21 +93,14 @@ const base = path.join(process.argv[1], "node_modules/@earendil-works/pi-ai/dist
 (async () => {
   const { isContextOverflow } = await import(path.join(base, "overflow.js"));
   const { isRetryableAssistantError } = await import(path.join(base, "retry.js"));
-  const runs = [];
   let hits = 0;
-  for (let r = 0; r < Number(process.argv[3]); r++) {
-    const start = process.hrtime.bigint();
-    hits = 0;
-    const lines = fs.readFileSync(process.argv[2], "utf8").split("\n");
-    for (const line of lines) {
-      const message = { stopReason: "error", errorMessage: line, provider: "x",
-                        usage: { input: 0, cacheRead: 0, output: 0 } };
-      if (isContextOverflow(message) || isRetryableAssistantError(message)) hits++;
-    }
-    runs.push(Number(process.hrtime.bigint() - start) / 1e9);
+  const lines = fs.readFileSync(process.argv[2], "utf8").split("\n");
+  for (const line of lines) {
+    const message = { stopReason: "error", errorMessage: line, provider: "x",
+                      usage: { input: 0, cacheRead: 0, output: 0 } };
+    if (isContextOverflow(message) || isRetryableAssistantError(message)) hits++;
   }
-  runs.sort((a, b) => a - b);
-  console.log(JSON.stringify({ seconds: runs[Math.floor(runs.length / 2)], hits }));
+  console.log(JSON.stringify({ hits }));
 })();
 """
 
@@ -304,10 +297,15 @@ def _baseline(tree: Path, lines: int, log: Path, work: Path, repeat: int) -> Non
             print(f"  {name:<24}{fmt:<8}{cells[0]:>22}{cells[1]:>22}{ratio:8.2f}x")
 
 
-def _piai(log: Path, prefix: Path, repeat: int) -> tuple[float | None, str]:
+def _piai(log: Path, prefix: Path) -> Callable[[], int] | str:
+    """One run of pi-ai's heuristics over ``log`` in a Node process, or why it cannot run.
+
+    The run is a whole process, timed as ours are (``getrusage`` of the child: start-up,
+    reading and the loop), and returns how many lines pi-ai flagged.
+    """
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
-        return None, "skipped: node or npm is not installed"
+        return "skipped: node or npm is not installed"
     if not (prefix / "node_modules/@earendil-works/pi-ai/package.json").exists():
         installed = subprocess.run(  # noqa: S603 - fixed arguments
             [npm, "install", "--silent", "--prefix", str(prefix), _PIAI],
@@ -315,17 +313,18 @@ def _piai(log: Path, prefix: Path, repeat: int) -> tuple[float | None, str]:
             check=False,
         )
         if installed.returncode:
-            return None, f"skipped: npm install {_PIAI} failed"
-    result = subprocess.run(  # noqa: S603 - fixed arguments
-        [node, "-e", _NODE_SCRIPT, str(prefix), str(log), str(repeat)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode:
-        return None, f"skipped: node failed ({result.stderr.strip().splitlines()[-1:]})"
-    found = json.loads(result.stdout)
-    return float(found["seconds"]), f"  ({found['hits']:,} lines flagged)"
+            return f"skipped: npm install {_PIAI} failed"
+    command = [node, "-e", _NODE_SCRIPT, str(prefix), str(log)]
+
+    def run() -> int:
+        result = subprocess.run(command, capture_output=True, text=True, check=True)  # noqa: S603
+        return int(json.loads(result.stdout)["hits"])
+
+    try:
+        run()  # a first run outside the timing: it fails here, not mid-table
+    except subprocess.CalledProcessError as failed:
+        return f"skipped: node failed ({failed.stderr.strip().splitlines()[-1:]})"
+    return run
 
 
 def _grep(log: Path, repeat: int) -> float | None:
@@ -344,13 +343,13 @@ def _grep(log: Path, repeat: int) -> float | None:
 def _speed_table(logs: Sequence[tuple[str, Path]], prefix: Path, repeat: int) -> None:
     """Each log shape: our CLI's two formats (alternating) against pi-ai's heuristics.
 
-    Ours: CPU seconds of the whole process (``getrusage`` of the child: start-up,
-    reading, output), median of ``repeat``; pi-ai: its loop's time measured inside
-    Node (no start-up), median of ``repeat``. The ratio is pi-ai's seconds over ours.
+    Both sides: CPU seconds of the whole process (``getrusage`` of the child: start-up,
+    reading, output), median of ``repeat`` runs, the three contenders alternating. The
+    ratio is pi-ai's seconds over ours.
     """
     print(
         f"speed table: --jobs 1, MB per CPU-second of the whole process (medians of {repeat} "
-        "alternating runs), against pi-ai 1.6.0's loop timed inside Node:"
+        "alternating runs), against pi-ai 1.6.0's heuristics in a Node process:"
     )
     print(
         f"  {'log shape':<34}{'MB':>7}{'table':>9}{'jsonl':>9}{'pi-ai':>9}"
@@ -358,20 +357,27 @@ def _speed_table(logs: Sequence[tuple[str, Path]], prefix: Path, repeat: int) ->
     )
     for label, path in logs:
         size = path.stat().st_size / 1e6
-        cpu: dict[str, list[float]] = {"table": [], "jsonl": []}
+        piai = _piai(path, prefix)
+        contenders: dict[str, Callable[[], object]] = {
+            "table": _cli(path, "table", 1),
+            "jsonl": _cli(path, "jsonl", 1),
+        }
+        if not isinstance(piai, str):
+            contenders["pi-ai"] = piai
+        cpu: dict[str, list[float]] = {name: [] for name in contenders}
         for _ in range(repeat):
-            for fmt, runs in cpu.items():
+            for name, run in contenders.items():
                 before = _children_cpu()
-                _cli(path, fmt, 1)()
-                runs.append(_children_cpu() - before)
-        ours = {fmt: statistics.median(runs) for fmt, runs in cpu.items()}
-        piai, note = _piai(path, prefix, repeat)
+                run()
+                cpu[name].append(_children_cpu() - before)
+        ours = {name: statistics.median(runs) for name, runs in cpu.items()}
         cells = f"{size:7.1f}{size / ours['table']:9.1f}{size / ours['jsonl']:9.1f}"
-        if piai is None:
-            print(f"  {label:<34}{cells}  pi-ai {note}")
+        if isinstance(piai, str):
+            print(f"  {label:<34}{cells}  pi-ai {piai}")
             continue
-        ratios = f"{piai / ours['table']:12.2f}x{piai / ours['jsonl']:12.2f}x"
-        print(f"  {label:<34}{cells}{size / piai:9.1f}{ratios}")
+        theirs = ours.pop("pi-ai")
+        ratios = f"{theirs / ours['table']:12.2f}x{theirs / ours['jsonl']:12.2f}x"
+        print(f"  {label:<34}{cells}{size / theirs:9.1f}{ratios}")
 
 
 #: Iterations of the calibration loop (about a second of one core).
@@ -470,8 +476,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         bare = _median(lambda: [classify(line) for line in lines], args.repeat)
         cpu = (time.process_time() - before) / args.repeat
         _row("classify() per line:", megabytes, bare, cpu=cpu)
-        piai, note = _piai(log, args.piai_prefix, args.repeat)
-        _row("pi-ai 1.6.0 heuristics (Node):", megabytes, piai, note)  # timed inside Node
+        node = _piai(log, args.piai_prefix)
+        piai: float | None = None
+        if isinstance(node, str):
+            _row("pi-ai 1.6.0 heuristics (Node):", megabytes, None, node)
+        else:
+            hits: list[int] = []
+            before = _children_cpu()
+            piai = _median(lambda: hits.append(node()), args.repeat)
+            cpu = (_children_cpu() - before) / args.repeat
+            note = f"  ({hits[0]:,} lines flagged)"
+            _row("pi-ai 1.6.0 heuristics (Node):", megabytes, piai, note, cpu=cpu)
         grep = _grep(log, args.repeat)
         _row("grep -ciE (15 words):", megabytes, grep, "" if grep else "skipped: no grep")
         print("ratios (throughput, same run):")
