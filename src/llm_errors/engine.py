@@ -3,8 +3,10 @@
 The public API (:mod:`llm_errors`) classifies one object at a time. A tool that reads
 whole logs at speed needs a few more of the engine's facts: the limits it reads input
 under, which keys of a record it reads, the scrubbers behind :func:`~llm_errors.redact`,
-the default classifier it shares, the checks of rules files, and the trigger analysis and
-the forward reading of look-behinds (:func:`forwarded`) a block filter is built from.
+the default classifier it shares, the checks of rules files, the trigger analysis and
+the forward reading of look-behinds (:func:`forwarded`) a block filter is built from, and
+the rules' compiled patterns (:func:`compiled_patterns`, :func:`known_patterns`, compiled
+with :data:`FLAGS`), which such a tool may keep between runs.
 They are gathered here so that such a tool imports no private module of the core:
 ``llm_errors.logs`` imports the core only through :mod:`llm_errors` and this module
 (``tests/test_architecture.py`` holds it to that).
@@ -25,7 +27,13 @@ from llm_errors._evidence import gathered as reads_key
 from llm_errors._match import prefilter as _prefilter
 from llm_errors._match import syntax as _syntax
 from llm_errors._match.forward import forwarded
-from llm_errors._match.matcher import known_triggers, triggers_of
+from llm_errors._match.matcher import (
+    FLAGS,
+    compiled_patterns,
+    known_patterns,
+    known_triggers,
+    triggers_of,
+)
 from llm_errors._match.prefilter import Triggers, derive_triggers
 from llm_errors._redact import inert, scrub
 from llm_errors._rules.status import BODY_TYPES
@@ -34,6 +42,7 @@ from llm_errors._version import VersionAction
 
 __all__ = [
     "BODY_TYPES",
+    "FLAGS",
     "MAX_INPUT",
     "MAX_VALUES",
     "TRIGGER_ANALYSIS",
@@ -42,10 +51,12 @@ __all__ = [
     "VersionAction",
     "check_builtin",
     "check_rule_files",
+    "compiled_patterns",
     "default_classifier",
     "derive_triggers",
     "forwarded",
     "inert",
+    "known_patterns",
     "known_triggers",
     "load_rule_files",
     "reads_key",

@@ -81,6 +81,8 @@ __all__ = [
     "MatchTimeoutWarning",
     "TextMatch",
     "TextMatcher",
+    "compiled_patterns",
+    "known_patterns",
     "known_triggers",
     "triggers_of",
 ]
@@ -116,6 +118,11 @@ _derived = functools.lru_cache(maxsize=CACHE_LIMIT)(derive_triggers)
 #: Triggers worked out before this process started (the command line keeps a table of
 #: them: ``llm_errors.logs._stored``), used instead of deriving; at most CACHE_LIMIT.
 _known: dict[str, Triggers] = {}
+#: Every pattern this process compiled with :data:`FLAGS` or was given
+#: (:func:`known_patterns`), by source; at most CACHE_LIMIT. The command line keeps them
+#: between runs (``llm_errors.logs._stored``): compiling the built-in table takes
+#: ``regex`` about 0.15 s, loading it a few ms.
+_compiled: dict[str, _re.Pattern[str]] = {}
 
 
 def known_triggers(table: Mapping[str, Triggers]) -> None:
@@ -124,6 +131,29 @@ def known_triggers(table: Mapping[str, Triggers]) -> None:
         if len(_known) >= CACHE_LIMIT:
             break
         _known[pattern] = triggers
+
+
+def known_patterns(table: Mapping[str, _re.Pattern[str]]) -> None:
+    """Take these compiled patterns as given (each must be ``regex.compile(source, FLAGS)``)."""
+    for source, pattern in table.items():
+        if len(_compiled) >= CACHE_LIMIT:
+            break
+        _compiled[source] = pattern
+
+
+def compiled_patterns() -> dict[str, _re.Pattern[str]]:
+    """The patterns this process compiled or was given, by source (a copy)."""
+    return dict(_compiled)
+
+
+def _compiled_source(source: str) -> _re.Pattern[str]:
+    """``regex.compile(source, FLAGS)``, once per process."""
+    pattern = _compiled.get(source)
+    if pattern is None:
+        pattern = _re.compile(source, FLAGS)
+        if len(_compiled) < CACHE_LIMIT:
+            _compiled[source] = pattern
+    return pattern
 
 
 def triggers_of(pattern: str) -> Triggers:
@@ -563,12 +593,13 @@ class TextMatcher:
 
     def _compile_rule(self, index: int) -> _re.Pattern[str]:
         """Rule ``index``'s own pattern, compiled on its first try (most rules never are)."""
-        pattern = self._patterns[index] = _re.compile(self.rules[index].pattern, FLAGS)
+        pattern = self._patterns[index] = _compiled_source(self.rules[index].pattern)
         return pattern
 
     def _compile(self, candidates: tuple[int, ...]) -> _re.Pattern[str]:
-        source = "|".join(_alternative(i, self.rules[i].pattern) for i in candidates)
-        return _re.compile(source, FLAGS)
+        return _compiled_source(
+            "|".join(_alternative(i, self.rules[i].pattern) for i in candidates)
+        )
 
     def _search(
         self, text: str, candidates: tuple[int, ...], budget: _Budget | None

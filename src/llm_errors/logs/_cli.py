@@ -36,6 +36,7 @@ from llm_errors.logs._rules_command import (
 )
 from llm_errors.logs._run import Run, add_input_options, add_run_options
 from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, subjects
+from llm_errors.logs._stored import store_patterns
 from llm_errors.logs._suggest import add_suggest_command
 from llm_errors.logs._tally import Tally
 
@@ -103,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     command: Callable[[argparse.Namespace], int] = args.command
     try:
-        return command(args)
+        status = command(args)
     except KeyboardInterrupt:
         print("\nllm-errors: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -112,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    store_patterns()  # for the next run: what this one compiled
+    return status
 
 
 def _parser() -> CommandParser:

@@ -24,7 +24,7 @@ from llm_errors.engine import (
     load_rule_files,
 )
 from llm_errors.logs._report import printable
-from llm_errors.logs._stored import stored_triggers
+from llm_errors.logs._stored import stored_patterns, stored_triggers
 
 __all__ = [
     "CLASSIFIERS_KEPT",
@@ -58,10 +58,12 @@ def add_rules_option(parser: argparse.ArgumentParser) -> None:
 def classifier_for(rules: tuple[Rule, ...]) -> Classifier:
     """The classifier with ``rules`` in place (the default one for none), built once per process.
 
-    The rules' trigger words come from the cache directory when stored there
-    (:func:`~llm_errors.logs._stored.stored_triggers`).
+    The rules' trigger words and compiled patterns come from the cache directory when
+    stored there (:func:`~llm_errors.logs._stored.stored_triggers`,
+    :func:`~llm_errors.logs._stored.stored_patterns`).
     """
     stored_triggers([rule.pattern for rule in (*rules, *RULES)])
+    stored_patterns()
     return default_classifier() if not rules else Classifier(extra_rules=rules)
 
 

@@ -1,13 +1,15 @@
 """Keep what start-up derives from the rules in the user's cache directory between runs.
 
-Two things: the block filter's compiled Hyperscan database
+Three things: the block filter's compiled Hyperscan database
 (:mod:`llm_errors.logs._blocks`; compiling it takes about half a second of CPU, more
-than scanning a 100 MB log, loading it well under a millisecond), and the rules'
+than scanning a 100 MB log, loading it well under a millisecond), the rules'
 trigger words (:mod:`llm_errors._match.prefilter`; deriving them walks every
-pattern's parse tree, about 0.2 s for the built-in table, loading them a few ms).
+pattern's parse tree, about 0.2 s for the built-in table, loading them a few ms), and
+the rules' patterns as ``regex`` compiled them (about 0.15 s for the built-in table,
+loading them a few ms).
 The first run stores each under a name derived from everything it depends on (the
-patterns, their flags, the Hyperscan version and the machine; the trigger
-analysis's own source), and later runs load it.
+patterns, their flags, the Hyperscan or ``regex`` version, Python's and the machine;
+the trigger analysis's own source), and later runs load it.
 
 The directory is ``LLM_ERRORS_CACHE_DIR`` when set (an empty value turns storing
 off), else the platform's user cache directory for ``llm-errors`` (from
@@ -17,29 +19,60 @@ ignored and replaced (a trigger table is checked field by field), and a director
 that cannot be written only costs the work. A file is written whole to a temporary
 name and renamed, so concurrent runs (``--jobs`` workers, two shells) never read half
 a file.
+
+Compiled patterns are stored as ``regex`` pickles them (a file starting with the
+SHA-256 of the rest), and read back by an unpickler that rebuilds compiled patterns and
+nothing else: it looks up no other global, so a file in the cache directory cannot make
+a run call anything else.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copyreg
 import hashlib
 import importlib
+import io
 import json
 import os
+import pickle
 import platform
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from llm_errors.engine import TRIGGER_ANALYSIS, Triggers, known_triggers, triggers_of
+import regex
 
-__all__ = ["CACHE_ENV", "STORED_LIMIT", "cache_dir", "load_or_compile", "stored_triggers"]
+from llm_errors.engine import (
+    FLAGS,
+    TRIGGER_ANALYSIS,
+    Triggers,
+    compiled_patterns,
+    known_patterns,
+    known_triggers,
+    triggers_of,
+)
+
+__all__ = [
+    "CACHE_ENV",
+    "PATTERNS_KEPT",
+    "STORED_LIMIT",
+    "cache_dir",
+    "load_or_compile",
+    "store_patterns",
+    "stored_patterns",
+    "stored_triggers",
+]
 
 #: The environment variable naming the cache directory ("" turns storing off).
 CACHE_ENV: Final = "LLM_ERRORS_CACHE_DIR"
 #: Largest stored database read back, in bytes (the block filter's is about 1 MiB).
 STORED_LIMIT: Final = 64 << 20
+#: Compiled patterns one stored file keeps (the built-in table and the searches of a
+#: log are about 180); past it, a run stores only the patterns it compiled itself.
+PATTERNS_KEPT: Final = 2048
 
 
 def cache_dir() -> Path | None:
@@ -190,3 +223,76 @@ def stored_triggers(patterns: Sequence[str]) -> None:
     known_triggers(derived)
     table = {pattern: _triggers_json(triggers) for pattern, triggers in derived.items()}
     _write(path, json.dumps(table, ensure_ascii=False).encode())
+
+
+def _rebuild() -> Callable[..., Any] | None:
+    """What a pickled ``regex`` pattern is rebuilt with (``None``: ``regex`` pickles none)."""
+    probe = regex.compile("", FLAGS)
+    reduce = copyreg.dispatch_table.get(type(probe))
+    if reduce is None:
+        return None
+    rebuild = reduce(probe)[0]
+    return rebuild if callable(rebuild) else None
+
+
+class _PatternUnpickler(pickle.Unpickler):
+    """Rebuilds compiled patterns and nothing else: every other global is refused."""
+
+    def __init__(self, data: bytes, rebuild: Callable[..., Any]) -> None:
+        super().__init__(io.BytesIO(data))
+        self._rebuild = rebuild
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) == (self._rebuild.__module__, self._rebuild.__name__):
+            return self._rebuild
+        raise pickle.UnpicklingError(f"a stored pattern file names {module}.{name}")
+
+
+def _patterns_path(directory: Path) -> Path:
+    versions = (str(regex.__version__), sys.version, platform.machine(), str(int(FLAGS)))
+    return directory / f"patterns-{_digest(*(v.encode() for v in versions))}.pickle"
+
+
+def _load_patterns(path: Path, rebuild: Callable[..., Any]) -> dict[str, regex.Pattern[str]]:
+    """The compiled patterns stored at ``path``; empty when missing, damaged or foreign."""
+    data = _read(path)
+    if data is None or hashlib.sha256(data[32:]).digest() != data[:32]:
+        return {}
+    try:
+        table = _PatternUnpickler(data[32:], rebuild).load()
+    # A file whose digest holds was written whole by a run of the same versions; what
+    # else a rebuild of a stranger's bytes may raise must still not fail the run.
+    except Exception:  # noqa: BLE001
+        return {}
+    if not isinstance(table, dict):
+        return {}
+    return {
+        source: pattern
+        for source, pattern in table.items()
+        if isinstance(source, str)
+        and isinstance(pattern, regex.Pattern)
+        and pattern.pattern == source
+        and pattern.flags & FLAGS == FLAGS
+    }
+
+
+def stored_patterns() -> None:
+    """Give the matcher the compiled patterns earlier runs stored (see :func:`store_patterns`)."""
+    directory, rebuild = cache_dir(), _rebuild()
+    if directory is not None and rebuild is not None:
+        known_patterns(_load_patterns(_patterns_path(directory), rebuild))
+
+
+def store_patterns() -> None:
+    """Store the patterns this process compiled, beside those stored, if any is new."""
+    directory, rebuild = cache_dir(), _rebuild()
+    if directory is None or rebuild is None:
+        return
+    path = _patterns_path(directory)
+    stored, compiled = _load_patterns(path, rebuild), compiled_patterns()
+    if compiled.keys() <= stored.keys():
+        return
+    table = {**stored, **compiled} if len(stored) + len(compiled) <= PATTERNS_KEPT else compiled
+    payload = pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)
+    if len(payload) + 32 <= STORED_LIMIT:
+        _write(path, hashlib.sha256(payload).digest() + payload)
