@@ -112,6 +112,9 @@ class Lines(NamedTuple):
     foreign: set[int]
     """Where every line with a non-ASCII byte ends (and with a control character the
     engines read differently): the only lines that can be invalid UTF-8."""
+    records: bool
+    """Whether a line may be a record the filter passes over: one starts with ``{`` and
+    records are read by their signs (kept, every such line is reported)."""
 
 
 class Records(enum.Enum):
@@ -275,7 +278,8 @@ class LineFilter:
             add[found](end)
 
         databases = self._text
-        if self._records is not None and (block[:1] == b"{" or b"\n{" in block):
+        records = self._records is not None and (block[:1] == b"{" or b"\n{" in block)
+        if records:
             databases = (self._records,)
         for database in databases:
             database.scan(block, match_event_handler=on_match)
@@ -288,7 +292,7 @@ class LineFilter:
             words.update(self._with_words(block, sorted(rest)))
         if len(block) > MAX_INPUT:
             marked.update(_long_line_ends(block))
-        return Lines(sorted(marked | words), words - marked, untrusted)
+        return Lines(sorted(marked | words), words - marked, untrusted, records)
 
     def _with_words(self, block: bytes, ends: Sequence[int]) -> list[int]:
         """Which of the lines ending at ``ends`` hold a trigger word of some rule.
