@@ -11,7 +11,7 @@ under the rules' flags (``VERSION0``, ``IGNORECASE``, ``MULTILINE``):
   \v \a \0``, ``\xhh``, ``\uhhhh``, ``\Uhhhhhhhh``, and escaped punctuation;
 - character classes: characters, ranges, the category escapes, negation;
 - the anchors ``^ $ \A \Z \b \B``;
-- groups: capturing, named (``(?P<name>...)``), non-capturing, atomic
+- groups: capturing, named (``(?P<name>...)``, ``(?<name>...)``), non-capturing, atomic
   (``(?>...)``), with scoped flags ``i``, ``m``, ``s`` (``(?i:...)``, ``(?-i:...)``);
   look-arounds (``(?=``, ``(?!``, ``(?<=``, ``(?<!``); comments (``(?#...)``);
 - alternation, and repeats (``* + ? {m} {m,} {,n} {m,n}``, lazy and possessive).
@@ -426,8 +426,8 @@ class _PatternParser:
             negated = self.peek() == "!"
             self.at += 1
             return LookAround(self.body(depth, start), behind=True, negated=negated)
-        if char == "P" and self.peek() == "<":
-            self.at += 1
+        if char == "<" or (char == "P" and self.peek() == "<"):  # regex reads both alike
+            self.at += char == "P"
             name = self.name(start)
             return PatternGroup(self.body(depth, start), name=name)
         if char == "#":
@@ -601,7 +601,6 @@ def _extension(char: str, following: str) -> str:
             following, "unknown extension (?P"
         )
     names = {
-        "<": "named group (?<name>...), not (?P<name>...)",
         "(": "conditional",
         "|": "branch reset",
         "R": "recursion",

@@ -108,6 +108,13 @@ def test_underivable_patterns_fall_back_safely(pattern):
         assert all(sub in pattern.lower() for sub in triggers.substrings)
 
 
+def test_a_group_named_in_angles_reads_as_one_named_with_p():
+    """``regex`` reads ``(?<name>...)`` as ``(?P<name>...)``: a user's rule gets its triggers."""
+    angle = derive_triggers(r"\bquota (?<kind>daily|hourly) exceeded")
+    assert not angle.always
+    assert angle == derive_triggers(r"\bquota (?P<kind>daily|hourly) exceeded")
+
+
 def test_unreadable_syntax_means_always_try():
     """A pattern the parser refuses is always tried: no tokens, substrings, anchors or ways."""
     assert derive_triggers(r"\brate{d}\b") == Triggers()

@@ -84,6 +84,7 @@ NON_CAPTURING = GroupKind.NON_CAPTURING
         pytest.param("(a)", PatternGroup(Char("a")), id="capturing"),
         pytest.param("(?:a)", PatternGroup(Char("a"), NON_CAPTURING), id="non-capturing"),
         pytest.param("(?P<word>a)", PatternGroup(Char("a"), name="word"), id="named"),
+        pytest.param("(?<word>a)", PatternGroup(Char("a"), name="word"), id="angle-named"),
         pytest.param("(?>a)", PatternGroup(Char("a"), GroupKind.ATOMIC), id="atomic"),
         pytest.param(
             "(?i:a)",
@@ -186,7 +187,8 @@ def test_tree_shapes(pattern, tree):
         pytest.param("(?P<n>a)(?P>n)", "group call", 8, id="python-named-call"),
         pytest.param("(?|a)", "branch reset", 0, id="branch-reset"),
         pytest.param("(*SKIP)a", "backtracking verb", 0, id="verb"),
-        pytest.param("(?<n>a)", "named group (?<name>...), not (?P<name>...)", 0, id="angle-name"),
+        pytest.param("(?<1>a)", "bad group name", 0, id="bad-angle-name"),
+        pytest.param("(?<n", "bad group name", 0, id="unterminated-angle-name"),
         pytest.param("(?P<1>a)", "bad group name", 0, id="bad-name"),
         pytest.param("(?Px)", "unknown extension (?P", 0, id="unknown-p-extension"),
         pytest.param("(?~a)", "unknown extension (?~", 0, id="unknown-extension"),
