@@ -62,9 +62,25 @@ def finding_record(source: str, finding: Finding) -> dict[str, Any]:
     }
 
 
-@functools.lru_cache(maxsize=_JSON_CACHE)
+#: Each verdict's keys as JSON, by the verdict's identity: the classifier shares its
+#: verdicts, and a verdict's own hash reads every field. The verdict is kept with its
+#: text, so no other object takes its identity while the entry lives.
+_VERDICT_TEXTS: dict[int, tuple[Classification, str]] = {}
+
+
 def _verdict_json(verdict: Classification) -> str:
     """The verdict's keys of a record, as ``json.dumps`` writes them (without braces)."""
+    kept = _VERDICT_TEXTS.get(id(verdict))
+    if kept is not None:
+        return kept[1]
+    if len(_VERDICT_TEXTS) >= _JSON_CACHE:
+        _VERDICT_TEXTS.clear()
+    text = _verdict_keys(verdict)
+    _VERDICT_TEXTS[id(verdict)] = (verdict, text)
+    return text
+
+
+def _verdict_keys(verdict: Classification) -> str:
     return json.dumps(
         {
             "code": verdict.code.value,

@@ -45,7 +45,7 @@ from typing import Final, Literal
 from llm_errors import Classification, Layer, redact
 from llm_errors.engine import MAX_VALUES, inert, reads_key, scrub
 from llm_errors.logs._group import Group
-from llm_errors.logs._prefix import canonical, message_start
+from llm_errors.logs._prefix import NATIVE, canonical, message_start
 from llm_errors.logs._traceback import ParsedTraceback, TracebackParser, match_header
 
 __all__ = [
@@ -267,6 +267,24 @@ def _flat_redacted(text: str) -> str:
     return " ".join(redact(text).split())
 
 
+@functools.lru_cache(maxsize=EXCERPT_CACHE_LIMIT)
+def _inert_form(form: str) -> bool:
+    return inert(form)
+
+
+def _inert_head(head: str) -> bool:
+    """``inert(head)`` for a log prefix, cached under the prefix's canonical form.
+
+    The answer is the same: the canonical form only turns the hex digits of the stamp
+    and of ids into ``0``, and no scrubber's anchor (a key word or prefix, ``data:``,
+    ``bearer``, ``basic``) can lie in such a run or run into it: each holds a letter
+    that is not a hex digit, and what stands right before and after a run (``[``,
+    ``=``, ``:``, ``]``, a blank, or no letter or digit) is none of theirs. Where the
+    canonical form is computed in Python it costs more than the test: no cache then.
+    """
+    return _inert_form(canonical(head)) if NATIVE else inert(head)
+
+
 def excerpt(text: str) -> str:
     """One redacted line of at most :data:`EXCERPT_LIMIT` characters.
 
@@ -278,7 +296,7 @@ def excerpt(text: str) -> str:
     message repeats as often as a line's).
     """
     start = message_start(text)
-    if start and inert(head := text[:start]):
+    if start and _inert_head(head := text[:start]):
         flat = " ".join(head.split()) + " " + _flat_scrubbed(text[start:_REDACT_WINDOW])
     else:
         flat = _flat_redacted(text[:_REDACT_WINDOW])

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from llm_errors import Classification, ErrorCode, Explanation, Layer
+from llm_errors.logs import _report
 from llm_errors.logs._report import (
     explanation_record,
     finding_line,
@@ -239,3 +240,13 @@ def test_finding_line_is_the_record_as_json_dumps_writes_it(found):
     """The assembled JSON Lines text is byte for byte ``json.dumps(finding_record(...))``."""
     for source in ("app.log", 'd\\ir/"odd" ✓.log'):
         assert finding_line(source, found) == json.dumps(finding_record(source, found))
+
+
+def test_the_verdicts_json_is_kept_by_identity_and_bounded(monkeypatch):
+    """Kept per verdict object, at most ``_JSON_CACHE`` of them; each text its verdict's."""
+    monkeypatch.setattr(_report, "_VERDICT_TEXTS", {})
+    monkeypatch.setattr(_report, "_JSON_CACHE", 2)
+    findings = [make_finding(ErrorCode.SERVER, retryable=True, retry_after=s) for s in (1, 2, 3)]
+    for found in [*findings, *findings]:
+        assert finding_line("a.log", found) == json.dumps(finding_record("a.log", found))
+        assert len(_report._VERDICT_TEXTS) <= 2

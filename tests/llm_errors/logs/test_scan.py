@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from llm_errors import ErrorCode, Layer, classify
 from llm_errors._redact import inert, redact, scrub
-from llm_errors.logs import _scan
+from llm_errors.logs import _prefix, _scan
+from llm_errors.logs._prefix import pure_canonical
 from llm_errors.logs._scan import (
     EXCERPT_LIMIT,
     MISSING,
@@ -493,6 +494,34 @@ def test_inert_prefix(head, expected):
     assert inert(head) is expected
     rest = "x" * 20
     assert (scrub(head + rest) == head + scrub(rest)) or not expected
+
+
+_ANCHOR_PARTS = ("app", "token", "auth", "sk-", "AIza", "AKIA", "gsk_", "hf_", "xai-", "data")
+_ANCHOR_PARTS += ("bearer", "basic", "Password", "secret", "key", "cafe", "bea", "ba", "d", "a")
+_HEADS = st.tuples(
+    st.sampled_from(["2026-07-22T10:00:00Z ", "[2026-07-22 10:00:00,429] ", ""]),
+    st.sampled_from(["ERROR ", ""]),
+    st.lists(st.sampled_from(_ANCHOR_PARTS), max_size=3).map("".join),
+    st.sampled_from([".", "-", "_", ".x "]),
+    st.lists(st.sampled_from(_ANCHOR_PARTS), max_size=2).map("".join),
+    st.sampled_from([" ", "[", " ["]),
+    st.lists(st.sampled_from(_ANCHOR_PARTS), max_size=2).map("".join),
+    st.sampled_from(["=", ":", ""]),
+    st.text("0123456789abcdefABCDEF-", max_size=40),
+    st.sampled_from(["] ", "]", " ", "x "]),
+).map("".join)
+
+
+@settings(max_examples=1500)
+@given(st.one_of(_HEADS, st.text()))
+@example("2026-07-22T10:00:00Z ERROR app [key=abcdef0123456789] ")
+@example("2026-07-22T10:00:00Z ERROR app [req=bea0123456789abc]rer ")
+@example("AIza0123456789abcdef01 x")
+def test_a_prefix_and_its_canonical_form_are_inert_alike(head):
+    """What lets the excerpt cache ``inert`` under the canonical form (``_scan._inert_head``)."""
+    assert inert(pure_canonical(head)) is inert(head)
+    assert inert(_prefix.canonical(head)) is inert(head)
+    assert _scan._inert_head(head) is inert(head)
 
 
 #: Parts of JSON records: what a finding reads (levels, messages, errors, statuses,
