@@ -118,7 +118,7 @@ _derived = functools.lru_cache(maxsize=CACHE_LIMIT)(derive_triggers)
 #: Triggers worked out before this process started (the command line keeps a table of
 #: them: ``llm_errors.logs._stored``), used instead of deriving; at most CACHE_LIMIT.
 _known: dict[str, Triggers] = {}
-#: Every pattern this process compiled with :data:`FLAGS` or was given
+#: Every rule pattern this process compiled with :data:`FLAGS` or was given
 #: (:func:`known_patterns`), by source; at most CACHE_LIMIT. The command line keeps them
 #: between runs (``llm_errors.logs._stored``): compiling the built-in table takes
 #: ``regex`` about 0.15 s, loading it a few ms.
@@ -147,7 +147,7 @@ def compiled_patterns() -> dict[str, _re.Pattern[str]]:
 
 
 def _compiled_source(source: str) -> _re.Pattern[str]:
-    """``regex.compile(source, FLAGS)``, once per process."""
+    """``regex.compile(source, FLAGS)`` of a rule's pattern, once per process."""
     pattern = _compiled.get(source)
     if pattern is None:
         pattern = _re.compile(source, FLAGS)
@@ -597,9 +597,9 @@ class TextMatcher:
         return pattern
 
     def _compile(self, candidates: tuple[int, ...]) -> _re.Pattern[str]:
-        return _compiled_source(
-            "|".join(_alternative(i, self.rules[i].pattern) for i in candidates)
-        )
+        # (not kept between runs: the searched sets of rules a log needs vary with it)
+        source = "|".join(_alternative(i, self.rules[i].pattern) for i in candidates)
+        return _re.compile(source, FLAGS)
 
     def _search(
         self, text: str, candidates: tuple[int, ...], budget: _Budget | None

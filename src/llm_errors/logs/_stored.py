@@ -70,8 +70,8 @@ __all__ = [
 CACHE_ENV: Final = "LLM_ERRORS_CACHE_DIR"
 #: Largest stored database read back, in bytes (the block filter's is about 1 MiB).
 STORED_LIMIT: Final = 64 << 20
-#: Compiled patterns one stored file keeps (the built-in table and the searches of a
-#: log are about 180); past it, a run stores only the patterns it compiled itself.
+#: Compiled patterns one stored file keeps (the built-in table is 170); past it, a run
+#: stores only the patterns it compiled itself.
 PATTERNS_KEPT: Final = 2048
 
 
