@@ -1,14 +1,21 @@
-/* The log-prefix reader of llm_errors.logs._prefix, compiled (optional).
+/* The per-line core of llm-errors, compiled (optional): two readers whose Python
+ * versions are the definition and the path where this module was not built.
  *
  * canonical(line) and message_start(line) return exactly what the pure functions of
- * src/llm_errors/logs/_prefix.py return, for every str: that module is the
- * definition (its regular expressions are read here as the `re` module runs them,
- * each step deterministic, as the comments say why), and
- * tests/llm_errors/logs/test_prefix.py holds the two to it on generated lines.
- * One pass over the prefix window and one over the rest: linear in the line.
+ * src/llm_errors/logs/_prefix.py return, for every str (its regular expressions are
+ * read here as the `re` module runs them, each step deterministic, as the comments
+ * say why); tests/llm_errors/logs/test_prefix.py holds the two equal. One pass over
+ * the prefix window and one over the rest: linear in the line.
+ *
+ * TokenSet(tokens, table).hits(line) is frozenset(tokens).intersection(
+ * line.translate(table).split()) for bytes, without a bytes object per token of the
+ * line (llm_errors._match.matcher's may_match); tests/llm_errors/match/test_matcher.py
+ * holds the two equal. One pass over the line.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
+#include <string.h>
 
 /* _prefix.PREFIX_WINDOW and _prefix._ID_MIN */
 #define PREFIX_WINDOW 256
@@ -342,6 +349,187 @@ static PyObject *message_start(PyObject *module, PyObject *arg) {
     return PyLong_FromLong(0);
 }
 
+/* ---- TokenSet ------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    unsigned char table[256];
+    Py_ssize_t mask;    /* slots - 1: slots are a power of two, at least twice the tokens */
+    PyObject **slots;   /* the tokens (bytes), NULL where empty */
+    uint64_t *hashes;
+    Py_ssize_t longest; /* a longer token of a line is none of them */
+} TokenSet;
+
+static uint64_t fnv(const unsigned char *data, Py_ssize_t length) {
+    uint64_t hash = 14695981039346656037ULL;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        hash ^= data[i];
+        hash *= 1099511628211ULL;
+    }
+    return hash;
+}
+
+static void tokenset_dealloc(PyObject *object) {
+    TokenSet *self = (TokenSet *)object;
+    if (self->slots != NULL) {
+        for (Py_ssize_t i = 0; i <= self->mask; i++)
+            Py_XDECREF(self->slots[i]);
+        PyMem_Free(self->slots);
+    }
+    PyMem_Free(self->hashes);
+    Py_TYPE(object)->tp_free(object);
+}
+
+static int tokenset_add(TokenSet *self, PyObject *token) {
+    if (!PyBytes_Check(token)) {
+        PyErr_Format(PyExc_TypeError, "a token must be bytes, not %.100s", Py_TYPE(token)->tp_name);
+        return -1;
+    }
+    Py_ssize_t length = PyBytes_GET_SIZE(token);
+    uint64_t hash = fnv((const unsigned char *)PyBytes_AS_STRING(token), length);
+    Py_ssize_t slot = (Py_ssize_t)(hash & (uint64_t)self->mask);
+    while (self->slots[slot] != NULL)
+        slot = (slot + 1) & self->mask;
+    Py_INCREF(token);
+    self->slots[slot] = token;
+    self->hashes[slot] = hash;
+    if (length > self->longest)
+        self->longest = length;
+    return 0;
+}
+
+static PyObject *tokenset_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"tokens", "table", NULL};
+    PyObject *tokens;
+    Py_buffer table;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oy*:TokenSet", keywords, &tokens, &table))
+        return NULL;
+    TokenSet *self = NULL;
+    PyObject *unique = NULL, *iterator = NULL, *token;
+    if (table.len != 256) {
+        PyErr_SetString(PyExc_ValueError, "the table must be 256 bytes (a bytes.translate table)");
+        goto failed;
+    }
+    unique = PyFrozenSet_New(tokens);
+    if (unique == NULL)
+        goto failed;
+    self = (TokenSet *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        goto failed;
+    memcpy(self->table, table.buf, 256);
+    Py_ssize_t slots = 8;
+    while (slots < 2 * PySet_GET_SIZE(unique))
+        slots *= 2;
+    self->mask = slots - 1;
+    self->slots = PyMem_Calloc((size_t)slots, sizeof(PyObject *));
+    self->hashes = PyMem_Calloc((size_t)slots, sizeof(uint64_t));
+    if (self->slots == NULL || self->hashes == NULL) {
+        PyErr_NoMemory();
+        goto failed;
+    }
+    iterator = PyObject_GetIter(unique);
+    if (iterator == NULL)
+        goto failed;
+    while ((token = PyIter_Next(iterator)) != NULL) {
+        int added = tokenset_add(self, token);
+        Py_DECREF(token);
+        if (added < 0)
+            goto failed;
+    }
+    if (PyErr_Occurred())
+        goto failed;
+    Py_DECREF(iterator);
+    Py_DECREF(unique);
+    PyBuffer_Release(&table);
+    return (PyObject *)self;
+failed:
+    Py_XDECREF(iterator);
+    Py_XDECREF(unique);
+    Py_XDECREF(self);
+    PyBuffer_Release(&table);
+    return NULL;
+}
+
+/* The token data[start:end], if it is one of the set (a borrowed reference), else NULL. */
+static PyObject *tokenset_find(TokenSet *self, const unsigned char *token, Py_ssize_t length) {
+    uint64_t hash = fnv(token, length);
+    for (Py_ssize_t slot = (Py_ssize_t)(hash & (uint64_t)self->mask); self->slots[slot] != NULL;
+         slot = (slot + 1) & self->mask) {
+        PyObject *known = self->slots[slot];
+        if (self->hashes[slot] == hash && PyBytes_GET_SIZE(known) == length &&
+            memcmp(PyBytes_AS_STRING(known), token, (size_t)length) == 0)
+            return known;
+    }
+    return NULL;
+}
+
+/* bytes.split()'s separators */
+static inline int is_separator(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\x0b' || c == '\x0c';
+}
+
+static PyObject *tokenset_hits(PyObject *object, PyObject *arg) {
+    TokenSet *self = (TokenSet *)object;
+    Py_buffer line;
+    if (PyObject_GetBuffer(arg, &line, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *data = line.buf;
+    /* (a new frozenset may be filled by PySet_Add before anyone else sees it) */
+    PyObject *found = PyFrozenSet_New(NULL);
+    unsigned char stack[64];
+    unsigned char *token = self->longest <= (Py_ssize_t)sizeof(stack)
+                               ? stack
+                               : PyMem_Malloc((size_t)self->longest);
+    if (found == NULL || token == NULL) {
+        if (token == NULL)
+            PyErr_NoMemory();
+        goto failed;
+    }
+    Py_ssize_t length = 0;
+    for (Py_ssize_t i = 0; i <= line.len; i++) {
+        unsigned char c = i < line.len ? self->table[data[i]] : ' ';
+        if (!is_separator(c)) {
+            if (length < self->longest)
+                token[length] = c;
+            length++;
+            continue;
+        }
+        if (length > 0 && length <= self->longest) {
+            PyObject *known = tokenset_find(self, token, length);
+            if (known != NULL && PySet_Add(found, known) < 0)
+                goto failed;
+        }
+        length = 0;
+    }
+    if (token != stack)
+        PyMem_Free(token);
+    PyBuffer_Release(&line);
+    return found;
+failed:
+    if (token != NULL && token != stack)
+        PyMem_Free(token);
+    Py_XDECREF(found);
+    PyBuffer_Release(&line);
+    return NULL;
+}
+
+static PyMethodDef tokenset_methods[] = {
+    {"hits", tokenset_hits, METH_O,
+     "frozenset(tokens).intersection(line.translate(table).split()), for bytes."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject TokenSetType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "_llm_errors_native.TokenSet",
+    .tp_basicsize = sizeof(TokenSet),
+    .tp_dealloc = tokenset_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A set of byte tokens, found in a line's translated words (may_match's look-up).",
+    .tp_methods = tokenset_methods,
+    .tp_new = tokenset_new,
+};
+
 static PyMethodDef methods[] = {
     {"canonical", canonical, METH_O, "_prefix.canonical, compiled."},
     {"message_start", message_start, METH_O, "_prefix.message_start, compiled."},
@@ -354,4 +542,17 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__llm_errors_native(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__llm_errors_native(void) {
+    if (PyType_Ready(&TokenSetType) < 0)
+        return NULL;
+    PyObject *created = PyModule_Create(&module);
+    if (created == NULL)
+        return NULL;
+    Py_INCREF(&TokenSetType);
+    if (PyModule_AddObject(created, "TokenSet", (PyObject *)&TokenSetType) < 0) {
+        Py_DECREF(&TokenSetType);
+        Py_DECREF(created);
+        return NULL;
+    }
+    return created;
+}

@@ -47,6 +47,7 @@ The status a matched message states is read where its 4xx/5xx tokens start
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 import time
 import warnings
@@ -154,6 +155,20 @@ def _compiled_source(source: str) -> _re.Pattern[str]:
         if len(_compiled) < CACHE_LIMIT:
             _compiled[source] = pattern
     return pattern
+
+
+def _seen_in(seen: frozenset[bytes]) -> Callable[[bytes], frozenset[bytes]]:
+    """``lambda line: seen.intersection(line.translate(TOKEN_TABLE).split())``.
+
+    Compiled where ``_llm_errors_native`` was built (``src/native``): it looks each token
+    of the line up without making a bytes object of it, about 3x faster.
+    """
+    try:
+        native = importlib.import_module("_llm_errors_native")
+    except ImportError:
+        return lambda line: seen.intersection(line.translate(TOKEN_TABLE).split())
+    hits: Callable[[bytes], frozenset[bytes]] = native.TokenSet(seen, TOKEN_TABLE).hits
+    return hits
 
 
 def triggers_of(pattern: str) -> Triggers:
@@ -390,6 +405,8 @@ class TextMatcher:
             re.compile("[" + "".join(map(re.escape, sorted(by_first))) + "]") if by_first else None
         )
         self._seen = self._keys | _ERROR_STATUS_TOKENS
+        # The tokens of a line's bytes among them: compiled where it was built (the same set).
+        self._seen_in: Callable[[bytes], frozenset[bytes]] = _seen_in(self._seen)
         #: Seconds the patterns may take over one text (``None``: the built-in rules only).
         self.timeout: float | None = (
             None if all(rule in _BUILT_IN for rule in self.rules) else MATCH_TIMEOUT
@@ -454,7 +471,7 @@ class TextMatcher:
             return True
         # (no trigger-token test first: the block filter found one in such a line, and
         # without one the plan has no candidates anyway)
-        hits = self._seen.intersection(line.translate(TOKEN_TABLE).split())
+        hits = self._seen_in(line)
         key = hits if _ERROR_STATUS_TOKENS.isdisjoint(hits) else self._keys & hits
         return bool(self._plan(key).candidates)
 

@@ -1,5 +1,8 @@
 """The combined matcher agrees with "the first rule in table order that matches"."""
 
+import importlib
+
+import pytest
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -7,7 +10,7 @@ from hypothesis import strategies as st
 from llm_errors import RULES, Classifier, ErrorCode, Rule
 from llm_errors._match import matcher as _matcher
 from llm_errors._match.matcher import CACHE_LIMIT, FLAGS, TextMatcher, _alternative
-from llm_errors._match.prefilter import derive_triggers
+from llm_errors._match.prefilter import TOKEN_TABLE, derive_triggers
 from llm_errors._rules.status import status_from_text
 
 MATCHER = Classifier()._matcher
@@ -262,3 +265,45 @@ def test_a_class_of_capitals_is_matched():
     found = matcher.match("request too large MB")
     assert found is not None
     assert found.matched == "too large MB"
+
+
+# The compiled token look-up of may_match (src/native), held to the Python expression.
+try:
+    _NATIVE = importlib.import_module("_llm_errors_native")
+except ImportError:  # built without a C compiler: may_match uses the expression alone
+    _NATIVE = None
+_needs_native = pytest.mark.skipif(_NATIVE is None, reason="the native module was not built")
+_SEEN = TextMatcher(RULES)._seen | {b"x" * 70, b"a_b9", b"500"}
+_LINE_PARTS = st.one_of(
+    st.sampled_from(sorted(_SEEN)),
+    st.sampled_from([b"X" * 70, b"x" * 71, b"A_B9", b"Connection", b"TIMEOUT"]),
+    st.binary(max_size=6),
+    st.sampled_from([b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c", b"-", b'":', b"\x80", b"_"]),
+)
+
+
+@_needs_native
+@settings(max_examples=2000)
+@given(st.lists(_LINE_PARTS, max_size=12).map(b"".join))
+def test_the_native_token_lookup_finds_what_the_expression_does(line):
+    hits = _NATIVE.TokenSet(_SEEN, TOKEN_TABLE).hits(line)
+    assert hits == _SEEN.intersection(line.translate(TOKEN_TABLE).split())
+    assert isinstance(hits, frozenset)
+
+
+@_needs_native
+def test_the_matcher_uses_the_native_lookup_where_it_was_built():
+    assert isinstance(TextMatcher(RULES)._seen_in.__self__, _NATIVE.TokenSet)
+
+
+@_needs_native
+@pytest.mark.parametrize(
+    ("tokens", "table", "error"),
+    [
+        pytest.param([b"a"], b"x" * 255, ValueError, id="short-table"),
+        pytest.param(["a"], TOKEN_TABLE, TypeError, id="str-token"),
+    ],
+)
+def test_the_native_token_lookup_refuses_what_it_cannot_read(tokens, table, error):
+    with pytest.raises(error):
+        _NATIVE.TokenSet(tokens, table)
