@@ -416,10 +416,19 @@ _RECORD_KEYS: Final = frozenset(
 )
 
 
-@functools.lru_cache(maxsize=4096)
+#: Keys whose :func:`_read` answer is kept (record keys repeat: a handful per log).
+_READ_KEPT: Final = 4096
+_read_keys: dict[str, bool] = {}
+
+
 def _read(key: str) -> bool:
     """Whether a record's finding can depend on a plain value (not a container) under ``key``."""
-    return key in _RECORD_KEYS or reads_key(key)
+    known = _read_keys.get(key)
+    if known is None:
+        known = key in _RECORD_KEYS or reads_key(key)
+        if len(_read_keys) < _READ_KEPT:
+            _read_keys[key] = known
+    return known
 
 
 def _record_key(record: Mapping[str, object]) -> str | None:
@@ -433,9 +442,13 @@ def _record_key(record: Mapping[str, object]) -> str | None:
     """
     kept = {}
     for key, value in record.items():
-        if type(value) is str and TRACEBACK_HINT in value:
+        kind = type(value)
+        if kind is dict or kind is list:
+            kept[key] = value
+            continue
+        if kind is str and TRACEBACK_HINT in value:  # type: ignore[operator]
             return None
-        if type(value) in (dict, list) or _read(key):
+        if _read(key):
             kept[key] = value
     try:
         key = repr(kept)  # (parsed JSON: the repr tells every value apart, twice as fast as dumps)
@@ -443,7 +456,10 @@ def _record_key(record: Mapping[str, object]) -> str | None:
         return None
     # Every value counts towards the classifier's bound, read or not: far from the
     # bound (values are at most the separators and containers, plus one), none is cut.
-    if len(record) + key.count(",") + key.count("[") + key.count("{") >= MAX_VALUES:
+    # (Each of those is a character of the key: a short key is far from it.)
+    if len(record) + len(key) >= MAX_VALUES and (
+        len(record) + key.count(",") + key.count("[") + key.count("{") >= MAX_VALUES
+    ):
         return None
     return key
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from llm_errors import ErrorCode, Layer, classify
 from llm_errors._redact import inert, redact, scrub
+from llm_errors.engine import MAX_VALUES
 from llm_errors.logs import _prefix, _scan
 from llm_errors.logs._prefix import pure_canonical
 from llm_errors.logs._scan import (
@@ -566,3 +567,19 @@ def test_a_record_s_cached_verdict_is_its_own(records):
         line = json.dumps(record)
         expected = Scanner(classify).feed(number, line)
         assert scanner.feed(number, line) == expected, line
+
+
+@pytest.mark.parametrize(
+    ("record", "cached"),
+    [
+        pytest.param({"level": "error", "msg": "reset", "a": list(range(100))}, True, id="small"),
+        pytest.param({"msg": "reset", "a": list(range(MAX_VALUES))}, False, id="values-in-a-list"),
+        pytest.param(
+            {"msg": "reset", **{f"k{i}": i for i in range(MAX_VALUES)}}, False, id="unread-keys"
+        ),
+        pytest.param({"msg": "Traceback (most recent call last):\n x"}, False, id="traceback"),
+    ],
+)
+def test_a_record_near_the_classifiers_bound_is_not_cached(record, cached):
+    """Its values count towards the bound whether read or not: such a record is classified."""
+    assert (_scan._record_key(record) is not None) is cached
