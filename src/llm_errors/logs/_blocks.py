@@ -65,6 +65,7 @@ _MARKED: Final = 0  # the expression ids
 _WORDS: Final = 1
 _SIGNED: Final = 2  # a sign of an error (:func:`_signs`): marked if the line is a record
 _UNTRUSTED_LINE: Final = 3  # a line the rules' expressions are not trusted on: words decide
+_NOT_RECORD: Final = 4  # (records database) a line that does not start with ``{``: once a block
 _BRACE: Final = ord("{")
 
 # What makes a line worth the per-line scan, besides a trigger word of a rule: every
@@ -115,6 +116,9 @@ class Lines(NamedTuple):
     records: bool
     """Whether a line may be a record the filter passes over: one starts with ``{`` and
     records are read by their signs (kept, every such line is reported)."""
+    only_records: bool
+    """Whether, besides, every line starts with ``{`` (then a run of lines passed over is
+    a run of records: counted, not searched for ``{``)."""
 
 
 class Records(enum.Enum):
@@ -272,7 +276,8 @@ class LineFilter:
         words: set[int] = set()
         signed: set[int] = set()
         untrusted: set[int] = set()
-        add = (marked.add, words.add, signed.add, untrusted.add)
+        not_records: set[int] = set()
+        add = (marked.add, words.add, signed.add, untrusted.add, not_records.add)
 
         def on_match(found: int, _start: int, end: int, _flags: int, _context: object) -> None:
             add[found](end)
@@ -292,7 +297,9 @@ class LineFilter:
             words.update(self._with_words(block, sorted(rest)))
         if len(block) > MAX_INPUT:
             marked.update(_long_line_ends(block))
-        return Lines(sorted(marked | words), words - marked, untrusted, records)
+        return Lines(
+            sorted(marked | words), words - marked, untrusted, records, records and not not_records
+        )
 
     def _with_words(self, block: bytes, ends: Sequence[int]) -> list[int]:
         """Which of the lines ending at ``ends`` hold a trigger word of some rule.
@@ -424,7 +431,12 @@ def _records_database(
     # alternations (measured on ``bench/classify.py``'s records), more reports and all.
     expressions += [word + rb"(?:[^\"\n]*\")?[ \t]*[,}\]][^\n]*$" for word in _word_each(every)]
     ids += [_WORDS] * (len(expressions) - len(ids))
-    return _stored_database(hyperscan, b"records", expressions, ids, hyperscan.HS_FLAG_MULTILINE)
+    flags = [hyperscan.HS_FLAG_MULTILINE] * len(expressions)
+    # Whether some line is not a record (blank lines too): reported once per block.
+    expressions.append(rb"^[^{]")
+    ids.append(_NOT_RECORD)
+    flags.append(hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH)
+    return _stored_database(hyperscan, b"records", expressions, ids, flags)
 
 
 def _word_each(tokens: Sequence[bytes]) -> list[bytes]:
@@ -434,15 +446,15 @@ def _word_each(tokens: Sequence[bytes]) -> list[bytes]:
 
 
 def _stored_database(
-    hyperscan: Any, label: bytes, expressions: list[bytes], ids: list[int], flag: int
+    hyperscan: Any, label: bytes, expressions: list[bytes], ids: list[int], flag: int | list[int]
 ) -> Any:
-    """``expressions`` (reporting ``ids``, all with ``flag``) compiled, or loaded as stored.
+    """``expressions`` (reporting ``ids``, with ``flag``, or each its own) compiled or loaded.
 
-    The stored copy is keyed on everything the database is made of, ids included.
+    The stored copy is keyed on everything the database is made of, ids and flags included.
     """
-    numbers = b",".join(b"%d" % number for number in ids)
-    key = b"%s\0%d\0%s\0%s" % (label, flag, numbers, b"\0".join(expressions))
-    flags = [flag] * len(expressions)
+    flags = [flag] * len(expressions) if isinstance(flag, int) else flag
+    numbers = b",".join(b"%d:%d" % pair for pair in zip(ids, flags, strict=True))
+    key = b"%s\0%s\0%s" % (label, numbers, b"\0".join(expressions))
     return load_or_compile(hyperscan, key, lambda: _compiled(hyperscan, expressions, ids, flags))
 
 

@@ -207,7 +207,7 @@ class Feeder:
         of the other lines: the next gap passes over it (or feeds it, while a
         traceback is open, as every line then is).
         """
-        ends, words_only, foreign, in_records = found.lines.scan(block)
+        ends, words_only, foreign, in_records, only_records = found.lines.scan(block)
         if not _utf8(block, foreign):  # bad bytes: read line by line, which reports them
             self._by_lines(block)
             return
@@ -230,7 +230,7 @@ class Feeder:
                     continue
                 words = not record
             if start > pos:
-                self._skip(block, pos, start, in_records)
+                self._skip(block, pos, start, in_records, only_records)
             self.number += 1
             if words and not scanner.in_traceback:
                 self.words(block[start:end])
@@ -238,7 +238,7 @@ class Feeder:
                 self.line(block[start:end], 0)
             pos = end + 1
         if pos < len(block):
-            self._skip(block, pos, len(block), in_records)
+            self._skip(block, pos, len(block), in_records, only_records)
 
     def words(self, raw: bytes) -> None:
         """Feed line :attr:`number`, which holds trigger words only (``LineFilter.ends``).
@@ -276,8 +276,10 @@ class Feeder:
         if self._clean is not None and self.scanner.clean:
             self._clean(self.number, self.number)
 
-    def _skip(self, block: bytes, pos: int, stop: int, in_records: bool) -> None:
-        """Pass the lines from ``pos`` to ``stop`` (``in_records``: some may be records).
+    def _skip(
+        self, block: bytes, pos: int, stop: int, in_records: bool, only_records: bool
+    ) -> None:
+        """Pass the lines from ``pos`` to ``stop`` (some may be records; or all are).
 
         They are fed one by one while a traceback is open or while they continue the
         held error line (``Scanner.continues``): only then can the scanner tell what
@@ -300,7 +302,12 @@ class Feeder:
             return
         lines = block.count(b"\n", pos, stop) + (block[stop - 1 : stop] != b"\n")
         # JSON records the filter passed over (``Records.SIGNS``): counted, not parsed.
-        records = block.count(b"\n{", pos, stop) + (block[pos] == _BRACE) if in_records else 0
+        if only_records:
+            records = lines
+        elif in_records:
+            records = block.count(b"\n{", pos, stop) + (block[pos] == _BRACE)
+        else:
+            records = 0
         self.number += 1  # the first skipped line releases a held finding
         second = 0  # where the second skipped line starts (0: none), when watched
         if self._watcher is not None:  # shown that line, as the line path would
