@@ -275,11 +275,17 @@ static int read_line(PyObject *arg, Line *line) {
     return 0;
 }
 
-/* Where the bracketed ids from p on end (_prefix._more_ids). */
-static Py_ssize_t more_ids(const Line *line, Py_ssize_t p) {
+/* Where the bracketed ids from p on end (_prefix._more_ids), and where the last of them
+   ends (*last_end, left as it is when there are none); with out, each id is zeroed.
+   -1 when zeroing failed. */
+static Py_ssize_t more_ids(const Line *line, Py_ssize_t p, Out *out, Py_ssize_t *last_end) {
     Py_ssize_t id_start, id_end, end;
-    while ((end = bracketed_id(line, p, &id_start, &id_end)) >= 0)
+    while ((end = bracketed_id(line, p, &id_start, &id_end)) >= 0) {
+        if (out != NULL && zero(out, id_start, id_end) < 0)
+            return -1;
+        *last_end = id_end;
         p = end;
+    }
     return p;
 }
 
@@ -310,16 +316,9 @@ static PyObject *canonical(PyObject *module, PyObject *arg) {
         if (head.id_start >= 0) {
             if (zero(&out, head.id_start, head.id_end) < 0)
                 goto failed;
-            Py_ssize_t last_end = head.id_end;
-            Py_ssize_t p = head.end;
-            Py_ssize_t id_start, id_end, end;
-            while ((end = bracketed_id(&line, p, &id_start, &id_end)) >= 0) {
-                if (zero(&out, id_start, id_end) < 0)
-                    goto failed;
-                last_end = id_end;
-                p = end;
-            }
-            base = last_end;
+            base = head.id_end;
+            if (more_ids(&line, head.end, &out, &base) < 0)
+                goto failed;
         }
         if (message_ids(&line, base, &out) < 0)
             goto failed;
@@ -341,9 +340,9 @@ static PyObject *message_start(PyObject *module, PyObject *arg) {
     Head head;
     if (!match_head(&line, &head))
         return PyLong_FromLong(0);
-    Py_ssize_t end = head.end;
+    Py_ssize_t end = head.end, last_id_end;
     if (head.id_start >= 0)
-        end = more_ids(&line, end);
+        end = more_ids(&line, end, NULL, &last_id_end);
     if (end < line.length && !Py_UNICODE_ISSPACE(full(&line, end)))
         return PyLong_FromSsize_t(end);
     return PyLong_FromLong(0);
