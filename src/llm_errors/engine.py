@@ -6,7 +6,8 @@ under, which keys of a record it reads, the scrubbers behind :func:`~llm_errors.
 the default classifier it shares, the checks of rules files, the trigger analysis and
 the forward reading of look-behinds (:func:`forwarded`) a block filter is built from, and
 the rules' compiled patterns (:func:`compiled_patterns`, :func:`known_patterns`, compiled
-with :data:`FLAGS`), which such a tool may keep between runs.
+with :data:`FLAGS`), which such a tool may keep between runs, and the compiled
+per-line core (:data:`NATIVE`) where it was built.
 They are gathered here so that such a tool imports no private module of the core:
 ``llm_errors.logs`` imports the core only through :mod:`llm_errors` and this module
 (``tests/test_architecture.py`` holds it to that).
@@ -35,6 +36,7 @@ from llm_errors._match.matcher import (
     triggers_of,
 )
 from llm_errors._match.prefilter import Triggers, derive_triggers
+from llm_errors._native import NATIVE
 from llm_errors._redact import inert, scrub
 from llm_errors._rules.status import BODY_TYPES
 from llm_errors._rules_file import FileCheck, check_builtin, check_rule_files, load_rule_files
@@ -45,6 +47,7 @@ __all__ = [
     "FLAGS",
     "MAX_INPUT",
     "MAX_VALUES",
+    "NATIVE",
     "TRIGGER_ANALYSIS",
     "FileCheck",
     "Triggers",

@@ -1,4 +1,4 @@
-/* The per-line core of llm-errors, compiled (optional): two readers whose Python
+/* The per-line core of llm-errors, compiled (optional): functions whose Python
  * versions are the definition and the path where this module was not built.
  *
  * canonical(line) and message_start(line) return exactly what the pure functions of
@@ -11,6 +11,11 @@
  * line.translate(table).split()) for bytes, without a bytes object per token of the
  * line (llm_errors._match.matcher's may_match); tests/llm_errors/match/test_matcher.py
  * holds the two equal. One pass over the line.
+ *
+ * excerpt_json(text, inert_forms, scrubbed, window, limit) is logs/_scan.py's
+ * excerpt_json for a line whose prefix and message its caches know (None otherwise):
+ * json.dumps(excerpt(text)) in one step; tests/llm_errors/logs/test_scan.py holds the
+ * two equal. One pass over the prefix and the excerpt.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -529,15 +534,178 @@ static PyTypeObject TokenSetType = {
     .tp_new = tokenset_new,
 };
 
+
+/* _scan.excerpt_json(text) where the caches answer: json.dumps(excerpt(text)) (ASCII) for
+   a line whose prefix (message_start) is known inert (inert_forms[canonical(prefix)] is
+   True) and whose message window is known scrubbed (scrubbed[text[start:window]] is its
+   flat form). None where either is unknown or says otherwise: the pure path decides. */
+#define HEX "0123456789abcdef"
+/* The most bytes json.encoder writes for one character: a surrogate pair, \uXXXX\uXXXX. */
+#define JSON_CHAR_MAX 12
+
+typedef struct {
+    unsigned char *out;
+    Py_ssize_t size; /* bytes written */
+    Py_ssize_t left; /* characters still to write */
+} Json;
+
+static Py_ssize_t json_escape(unsigned char *out, Py_ssize_t n, Py_UCS4 c) {
+    out[n++] = '\\';
+    switch (c) {
+    case '\\': case '"': out[n++] = (unsigned char)c; return n;
+    case '\b': out[n++] = 'b'; return n;
+    case '\f': out[n++] = 'f'; return n;
+    case '\n': out[n++] = 'n'; return n;
+    case '\r': out[n++] = 'r'; return n;
+    case '\t': out[n++] = 't'; return n;
+    }
+    if (c >= 0x10000) {
+        Py_UCS4 high = Py_UNICODE_HIGH_SURROGATE(c);
+        out[n++] = 'u';
+        for (int shift = 12; shift >= 0; shift -= 4)
+            out[n++] = HEX[(high >> shift) & 0xf];
+        c = Py_UNICODE_LOW_SURROGATE(c);
+        out[n++] = '\\';
+    }
+    out[n++] = 'u';
+    for (int shift = 12; shift >= 0; shift -= 4)
+        out[n++] = HEX[(c >> shift) & 0xf];
+    return n;
+}
+
+/* One character as json.encoder.encode_basestring_ascii writes it. */
+static inline void json_char(Json *json, Py_UCS4 c) {
+    json->left--;
+    if (c >= ' ' && c <= '~' && c != '\\' && c != '"')
+        json->out[json->size++] = (unsigned char)c;
+    else
+        json->size = json_escape(json->out, json->size, c);
+}
+
+/* The length of " ".join(line[:start].split()). */
+static Py_ssize_t flat_length(const Line *line, Py_ssize_t start) {
+    Py_ssize_t length = 0;
+    int pending = 0, started = 0;
+    for (Py_ssize_t i = 0; i < start; i++) {
+        if (Py_UNICODE_ISSPACE(full(line, i))) {
+            pending = started;
+            continue;
+        }
+        length += 1 + pending;
+        pending = 0;
+        started = 1;
+    }
+    return length;
+}
+
+/* " ".join(line[:start].split()) + " " + flat, its first json->left characters. */
+static void json_excerpt(Json *json, const Line *line, Py_ssize_t start, PyObject *flat) {
+    int pending = 0, started = 0;
+    for (Py_ssize_t i = 0; i < start && json->left > 0; i++) {
+        Py_UCS4 c = full(line, i);
+        if (Py_UNICODE_ISSPACE(c)) {
+            pending = started;
+            continue;
+        }
+        if (pending)
+            json_char(json, ' ');
+        if (json->left > 0)
+            json_char(json, c);
+        pending = 0;
+        started = 1;
+    }
+    if (json->left > 0)
+        json_char(json, ' ');
+    int kind = PyUnicode_KIND(flat);
+    const void *data = PyUnicode_DATA(flat);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(flat);
+    for (Py_ssize_t i = 0; i < length && json->left > 0; i++)
+        json_char(json, PyUnicode_READ(kind, data, i));
+}
+
+static PyObject *excerpt_json(PyObject *module, PyObject *args) {
+    PyObject *text, *inert_forms, *scrubbed;
+    Py_ssize_t window, limit;
+    if (!PyArg_ParseTuple(args, "UO!O!nn:excerpt_json", &text, &PyDict_Type, &inert_forms,
+                          &PyDict_Type, &scrubbed, &window, &limit))
+        return NULL;
+    if (limit < 1) {
+        PyErr_SetString(PyExc_ValueError, "limit must be at least 1");
+        return NULL;
+    }
+    Line line;
+    if (read_line(text, &line) < 0)
+        return NULL;
+    PyObject *start_object = message_start(module, text);
+    if (start_object == NULL)
+        return NULL;
+    Py_ssize_t start = PyLong_AsSsize_t(start_object);
+    Py_DECREF(start_object);
+    if (start <= 0)
+        Py_RETURN_NONE;
+    PyObject *head = PyUnicode_Substring(text, 0, start);
+    if (head == NULL)
+        return NULL;
+    PyObject *form = canonical(module, head);
+    Py_DECREF(head);
+    if (form == NULL)
+        return NULL;
+    PyObject *inert = PyDict_GetItemWithError(inert_forms, form); /* borrowed */
+    Py_DECREF(form);
+    if (inert != Py_True) {
+        if (inert == NULL && PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    PyObject *message = PyUnicode_Substring(text, start, line.length < window ? line.length : window);
+    if (message == NULL)
+        return NULL;
+    PyObject *flat = PyDict_GetItemWithError(scrubbed, message); /* borrowed */
+    Py_DECREF(message);
+    if (flat == NULL || !PyUnicode_Check(flat)) {
+        if (flat == NULL && PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    /* The excerpt is cut as excerpt does: to limit - 1 characters and an ellipsis. */
+    Py_ssize_t total = flat_length(&line, start) + 1 + PyUnicode_GET_LENGTH(flat);
+    int cut = total > limit;
+    Py_ssize_t kept = cut ? limit - 1 : total;
+    unsigned char stack[4096];
+    Py_ssize_t most = kept * JSON_CHAR_MAX + 8;
+    unsigned char *buffer = most <= (Py_ssize_t)sizeof stack ? stack : PyMem_Malloc((size_t)most);
+    if (buffer == NULL)
+        return PyErr_NoMemory();
+    Py_INCREF(flat); /* a borrowed value: held while it is read */
+    Json json = {buffer, 0, kept};
+    json.out[json.size++] = '"';
+    json_excerpt(&json, &line, start, flat);
+    Py_DECREF(flat);
+    if (cut) {
+        memcpy(json.out + json.size, "\\u2026", 6);
+        json.size += 6;
+    }
+    json.out[json.size++] = '"';
+    PyObject *result = PyUnicode_New(json.size, 127);
+    if (result != NULL)
+        memcpy(PyUnicode_1BYTE_DATA(result), buffer, (size_t)json.size);
+    if (buffer != stack)
+        PyMem_Free(buffer);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"canonical", canonical, METH_O, "_prefix.canonical, compiled."},
     {"message_start", message_start, METH_O, "_prefix.message_start, compiled."},
+    {"excerpt_json", excerpt_json, METH_VARARGS,
+     "excerpt_json(text, inert_forms, scrubbed, window, limit): _scan.excerpt_json where "
+     "the caches answer, else None."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_llm_errors_native",
-    "The log-prefix reader of llm_errors.logs._prefix, compiled (optional).", -1, methods,
+    "The per-line core of llm_errors, compiled (optional).", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 

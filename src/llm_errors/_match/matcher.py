@@ -47,7 +47,6 @@ The status a matched message states is read where its 4xx/5xx tokens start
 from __future__ import annotations
 
 import functools
-import importlib
 import re
 import time
 import warnings
@@ -69,6 +68,7 @@ from llm_errors._match.prefilter import (
     text_tokens,
     translate,
 )
+from llm_errors._native import NATIVE
 from llm_errors._rules.builtin import RULES
 from llm_errors._rules.rule import Rule
 from llm_errors._rules.status import status_from_text, status_in_tokens
@@ -163,11 +163,9 @@ def _seen_in(seen: frozenset[bytes]) -> Callable[[bytes], frozenset[bytes]]:
     Compiled where ``_llm_errors_native`` was built (``src/native``): it looks each token
     of the line up without making a bytes object of it, about 3x faster.
     """
-    try:
-        native = importlib.import_module("_llm_errors_native")
-    except ImportError:
+    if NATIVE is None:
         return lambda line: seen.intersection(line.translate(TOKEN_TABLE).split())
-    hits: Callable[[bytes], frozenset[bytes]] = native.TokenSet(seen, TOKEN_TABLE).hits
+    hits: Callable[[bytes], frozenset[bytes]] = NATIVE.TokenSet(seen, TOKEN_TABLE).hits
     return hits
 
 

@@ -25,10 +25,11 @@ it to these on generated lines); otherwise they are these.
 from __future__ import annotations
 
 import functools
-import importlib
 import re
 from collections.abc import Callable
 from typing import Final
+
+from llm_errors.engine import NATIVE as _NATIVE
 
 __all__ = [
     "NATIVE",
@@ -178,16 +179,7 @@ def pure_message_start(line: str) -> int:
     return end if end < len(line) and not line[end].isspace() else 0
 
 
-def _native() -> tuple[Callable[[str], str], Callable[[str], int]] | None:
-    """The compiled ``canonical`` and ``message_start``, or ``None`` where none was built."""
-    try:
-        module = importlib.import_module("_llm_errors_native")
-    except ImportError:
-        return None
-    return module.canonical, module.message_start
-
-
-_READER: Final = _native()
+_READER: Final = None if _NATIVE is None else (_NATIVE.canonical, _NATIVE.message_start)
 #: Whether :data:`canonical` and :data:`message_start` are the compiled reader.
 NATIVE: Final = _READER is not None
 #: :func:`pure_canonical`, compiled where it was built.

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
 from typing import Any, Final
 
-from llm_errors import Classification, Explanation, redact
-from llm_errors.logs._scan import Finding, ProblemKind
+from llm_errors import Classification, Explanation, Layer, redact
+from llm_errors.logs._scan import Finding, ProblemKind, excerpt_json
 from llm_errors.logs._tally import Tally
 
 __all__ = [
@@ -89,6 +89,7 @@ def _verdict_keys(verdict: Classification) -> str:
             "retryable": verdict.retryable,
             "retry_after": verdict.retry_after,
             "status": verdict.status,
+            "matched": verdict.layer is not Layer.FALLBACK,  # (``Finding.matched``)
         }
     )[1:-1]
 
@@ -98,18 +99,23 @@ def _string_json(text: str) -> str:
     return encode_basestring_ascii(text)
 
 
+#: A record's message as JSON, by its text: records that share a verdict share their
+#: text (``Scanner``'s record cache), a string whose hash Python keeps.
+_record_message_json: Final = functools.lru_cache(maxsize=_JSON_CACHE)(excerpt_json)
+
+
 def finding_line(source: str, finding: Finding) -> str:
     """``json.dumps(finding_record(source, finding))``, assembled from cached parts.
 
     The verdict's keys are serialised once per distinct verdict and the file name
-    once per file; only the message is encoded per finding.
+    once per file; the message as :func:`~llm_errors.logs._scan.excerpt_json` does.
     """
-    matched = "true" if finding.matched else "false"
+    text = finding.text
+    message = _record_message_json(text) if finding.kind == "record" else excerpt_json(text)
     return (
         f'{{"file": {_string_json(source)}, "line": {finding.line}, '
         f'"end_line": {finding.end_line}, "kind": "{finding.kind}", '
-        f"{_verdict_json(finding.classification)}, "
-        f'"matched": {matched}, "message": {encode_basestring_ascii(finding.message)}}}'
+        f'{_verdict_json(finding.classification)}, "message": {message}}}'
     )
 
 

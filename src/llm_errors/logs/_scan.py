@@ -40,10 +40,12 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from json.encoder import encode_basestring_ascii
+from typing import Final, Literal, NamedTuple, cast
 
 from llm_errors import Classification, Layer, redact
 from llm_errors.engine import MAX_VALUES, inert, reads_key, scrub
+from llm_errors.engine import NATIVE as _NATIVE
 from llm_errors.logs._group import Group
 from llm_errors.logs._prefix import NATIVE, canonical, message_start
 from llm_errors.logs._traceback import ParsedTraceback, TracebackParser, match_header
@@ -65,6 +67,7 @@ __all__ = [
     "ProblemKind",
     "Scanner",
     "excerpt",
+    "excerpt_json",
     "has_marker",
     "lookup",
     "subjects",
@@ -186,9 +189,12 @@ class Problem:
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One error found in the input, lines ``line`` to ``end_line`` (1-based)."""
+class Finding(NamedTuple):
+    """One error found in the input, lines ``line`` to ``end_line`` (1-based).
+
+    A named tuple: a log of errors makes one per error line, and a tuple is built
+    about three times faster than a frozen dataclass.
+    """
 
     line: int
     end_line: int
@@ -257,19 +263,25 @@ def _marked(text: str) -> bool:
     return False
 
 
-@functools.lru_cache(maxsize=EXCERPT_CACHE_LIMIT)
+#: The caches of :func:`excerpt` that :func:`excerpt_json`'s compiled path reads: plain
+#: dicts (emptied when full) the compiled code can look up without calling Python.
+_SCRUBBED: dict[str, str] = {}
+_INERT_FORMS: dict[str, bool] = {}
+
+
 def _flat_scrubbed(message: str) -> str:
-    return " ".join(scrub(message).split())
+    """``message`` scrubbed, its whitespace runs made one space (cached in :data:`_SCRUBBED`)."""
+    flat = _SCRUBBED.get(message)
+    if flat is None:
+        if len(_SCRUBBED) >= EXCERPT_CACHE_LIMIT:
+            _SCRUBBED.clear()
+        flat = _SCRUBBED[message] = " ".join(scrub(message).split())
+    return flat
 
 
 @functools.lru_cache(maxsize=EXCERPT_CACHE_LIMIT)
 def _flat_redacted(text: str) -> str:
     return " ".join(redact(text).split())
-
-
-@functools.lru_cache(maxsize=EXCERPT_CACHE_LIMIT)
-def _inert_form(form: str) -> bool:
-    return inert(form)
 
 
 def _inert_head(head: str) -> bool:
@@ -282,7 +294,15 @@ def _inert_head(head: str) -> bool:
     ``=``, ``:``, ``]``, a blank, or no letter or digit) is none of theirs. Where the
     canonical form is computed in Python it costs more than the test: no cache then.
     """
-    return _inert_form(canonical(head)) if NATIVE else inert(head)
+    if not NATIVE:
+        return inert(head)
+    form = canonical(head)
+    known = _INERT_FORMS.get(form)
+    if known is None:
+        if len(_INERT_FORMS) >= EXCERPT_CACHE_LIMIT:
+            _INERT_FORMS.clear()
+        known = _INERT_FORMS[form] = inert(head)
+    return known
 
 
 def excerpt(text: str) -> str:
@@ -303,6 +323,19 @@ def excerpt(text: str) -> str:
     if len(flat) > EXCERPT_LIMIT:
         return flat[: EXCERPT_LIMIT - 1] + "…"
     return flat
+
+
+def excerpt_json(text: str) -> str:
+    """``json.dumps(excerpt(text))`` (ASCII): a finding's ``message`` in its JSON line.
+
+    Where the per-line core was built, a line whose prefix and message :func:`excerpt`
+    has already seen is encoded in one compiled step, from those caches.
+    """
+    if _NATIVE is not None:
+        found = _NATIVE.excerpt_json(text, _INERT_FORMS, _SCRUBBED, _REDACT_WINDOW, EXCERPT_LIMIT)
+        if found is not None:
+            return cast("str", found)
+    return encode_basestring_ascii(excerpt(text))
 
 
 def _better(first: tuple[Classification, str], second: tuple[Classification, str]) -> bool:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from llm_errors import ErrorCode, Layer, classify
 from llm_errors._redact import inert, redact, scrub
-from llm_errors.engine import MAX_VALUES
+from llm_errors.engine import MAX_VALUES, NATIVE
 from llm_errors.logs import _prefix, _scan
 from llm_errors.logs._prefix import pure_canonical
 from llm_errors.logs._scan import (
@@ -21,6 +21,7 @@ from llm_errors.logs._scan import (
     ProblemKind,
     Scanner,
     excerpt,
+    excerpt_json,
     has_marker,
     lookup,
     subjects,
@@ -471,6 +472,112 @@ def test_excerpt_after_a_prefix_is_the_whole_line_redacted(line):
     """Redacting the message alone (cached) gives the excerpt of redacting the whole line."""
     assert excerpt(line) == _reference_excerpt(line)
     assert excerpt(line) == excerpt(line)  # and again, from the cache
+
+
+needs_native = pytest.mark.skipif(NATIVE is None, reason="the native module was not built")
+
+
+def _native_excerpt_json(text):
+    """The compiled path of ``excerpt_json`` alone: ``None`` where the caches cannot answer."""
+    return NATIVE.excerpt_json(
+        text, _scan._INERT_FORMS, _scan._SCRUBBED, _scan._REDACT_WINDOW, EXCERPT_LIMIT
+    )
+
+
+def _sized(total):
+    """A line whose excerpt has ``total`` characters before any cut (a prefix, then words)."""
+    size = total - len(_STAMPS[0])
+    return _STAMPS[0] + ("ab " * total)[: size - 1] + "c"
+
+
+def _long_prefix(ids, pad):
+    """A line whose prefix alone is cut: its ``ids`` bracketed ids end past the limit."""
+    return "2026-07-22T10:00:00Z ERROR app" + pad + " " + "[abcdef12] " * ids + "x"
+
+
+#: Lines whose excerpt is encoded in one compiled step once their parts are cached: at
+#: the cut and one character either side of it (in the message, at the space before it,
+#: in the prefix), with what JSON escapes, in the prefix too.
+_ENCODED = (
+    _STAMPS[0] + _CAPACITY,
+    _sized(EXCERPT_LIMIT - 1),
+    _sized(EXCERPT_LIMIT),
+    _sized(EXCERPT_LIMIT + 1),
+    _long_prefix(18, "xyzwvutsrq"),
+    _long_prefix(19, ""),
+    _long_prefix(19, "x"),
+    _long_prefix(19, "xyzwvutsrq"),
+    _long_prefix(20, ""),
+    _STAMPS[0] + "quote \\" + '"' + " tab\tend~ \b\f\r \u00e9 caf\u00e9 \x7f \x1f del",
+    "2026-07-22T10:00:00Z  ERROR\tapp  [req=9f86d081] caf\u00e9 \U0001f600 \U00010000 \ud800 x",
+    "2026-07-22T10:00:00Z ERROR caf\u00e9.worker " + "\U0001f600" * (EXCERPT_LIMIT + 5),
+    "2026-07-22T10:00:00Z ERROR app \x85\u2028[req=9f86d081] " + "\u4e2d" * EXCERPT_LIMIT,
+    _STAMPS[0] + "words past the redaction window " * 200,
+)
+
+
+@pytest.mark.parametrize("line", [*_ENCODED, "no prefix: " + _CAPACITY, _STAMPS[0]])
+def test_excerpt_json_is_the_excerpt_in_json(line):
+    """A finding's JSON line holds exactly ``json.dumps(excerpt(text))``, cached or not."""
+    expected = json.dumps(excerpt(line))
+    assert excerpt_json(line) == expected
+    assert excerpt_json(line) == expected  # and again, from the caches
+
+
+@needs_native
+@pytest.mark.parametrize("line", _ENCODED)
+def test_the_native_excerpt_json_answers_from_the_caches(line):
+    """Once :func:`excerpt` has seen a line's parts, the compiled step encodes it alone."""
+    excerpt(line)
+    assert _native_excerpt_json(line) == json.dumps(excerpt(line))
+
+
+@needs_native
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param("no prefix: " + _CAPACITY, id="no-prefix"),
+        pytest.param("2026-07-22T10:00:00Z ERROR app [token=abcdef0123] x", id="secret-in-prefix"),
+        pytest.param("2026-07-22T10:00:00Z ERROR app.worker a message never seen", id="unseen"),
+    ],
+)
+def test_the_native_excerpt_json_leaves_to_python_what_the_caches_cannot_answer(line):
+    excerpt(line.replace("never seen", "seen once"))
+    assert _native_excerpt_json(line) is None
+    assert excerpt_json(line) == json.dumps(excerpt(line))
+
+
+@needs_native
+def test_the_native_excerpt_json_refuses_a_bad_call():
+    with pytest.raises(TypeError):
+        NATIVE.excerpt_json(b"x", {}, {}, 4096, EXCERPT_LIMIT)
+    with pytest.raises(TypeError):
+        NATIVE.excerpt_json("x", [], {}, 4096, EXCERPT_LIMIT)
+    with pytest.raises(ValueError, match="limit must be at least 1"):
+        NATIVE.excerpt_json("x", {}, {}, 4096, 0)
+
+
+_JSON_TEXT = st.text(
+    st.sampled_from(
+        list('ab~ \t\n\r\b\f"\\\x00\x1f\x7f\x85\u00e9\u2028\u3000\u4e2d\ud800\U00010000\U0001f600')
+    ),
+    max_size=EXCERPT_LIMIT + 20,
+)
+
+
+@needs_native
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.sampled_from([*_STAMPS, "2026-07-22T10:00:00Z  ERROR\tcaf\u00e9.x  [req=9f86d081] "]),
+    st.text(st.sampled_from(list(" \t\x85\u3000")), max_size=3),
+    _JSON_TEXT,
+)
+def test_the_native_excerpt_json_encodes_every_line_as_json_does(head, blanks, message):
+    line = head + blanks + message
+    expected = json.dumps(excerpt(line))
+    assert _native_excerpt_json(line) in (None, expected)
+    if _scan.message_start(line) and message[:1].strip():
+        assert _native_excerpt_json(line) == expected  # its parts are cached now
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,26 @@
+"""The compiled per-line core (``src/native``, built at install time), where it was built.
+
+Every function in it has a pure Python definition, used where the module is absent
+(``LLM_RESILIENCE_PURE=1``, or no C compiler): the prefix reader (``logs._prefix``),
+the token look-up of ``may_match`` (``_match.matcher``) and the excerpt's JSON
+(``logs._scan.excerpt_json``). Tests hold each pair equal.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Final
+
+__all__ = ["NATIVE"]
+
+
+def _load() -> ModuleType | None:
+    try:
+        return importlib.import_module("_llm_errors_native")
+    except ImportError:
+        return None
+
+
+#: The compiled module, or ``None`` where it was not built.
+NATIVE: Final = _load()
