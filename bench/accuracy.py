@@ -11,12 +11,14 @@ It prints, for the training part and the held-out fifth: exact-code agreement an
 retryable agreement (is the predicted code retried by default exactly when the label
 is?), per code and per provider family, a confusion matrix and the misses by id.
 
-The sealed set (``tests/llm_errors/corpus/sealed/*.jsonl``) is the measure of
+The sealed sets (``tests/llm_errors/corpus/sealed/*.jsonl``) are the measure of
 generalisation: strings collected from sources no rule author had used, after the rules
-were written, and never used to write one. It is printed as a third part; write no rule
-from it (when it has been learned from, move it into the corpus and collect a new one).
+were written, and never used to write one. Each is printed as a part of its own, with
+its false retries (a non-retryable failure classified retryable) and missed retries;
+write no rule from one (when it has been learned from, move it into the corpus and
+collect a new one).
 
-    python bench/accuracy.py              # all three parts, 30 misses each
+    python bench/accuracy.py              # every part, 30 misses each
     python bench/accuracy.py --misses 200 # more misses
 """
 
@@ -71,11 +73,31 @@ class Verdict:
             self.entry.code in DEFAULT_RETRYABLE_CODES
         )
 
+    @property
+    def false_retry(self) -> bool:
+        """A failure that can never pass (a non-retryable label) would be retried."""
+        return self.predicted in DEFAULT_RETRYABLE_CODES and (
+            self.entry.code not in DEFAULT_RETRYABLE_CODES
+        )
+
+    @property
+    def missed_retry(self) -> bool:
+        """A recoverable failure (a retryable label) would not be retried."""
+        return self.entry.code in DEFAULT_RETRYABLE_CODES and (
+            self.predicted not in DEFAULT_RETRYABLE_CODES
+        )
+
+
+def sealed_sets() -> list[Path]:
+    """The sealed sets, oldest first: each is scored on its own, never pooled."""
+    return sorted(SEALED.glob("*.jsonl"))
+
 
 def load(directory: Path = CORPUS) -> list[Entry]:
-    """Every entry of every ``*.jsonl`` file in ``directory``, in file and line order."""
+    """Every entry of every ``*.jsonl`` file in ``directory`` (or of that one file)."""
     entries = []
-    for path in sorted(directory.glob("*.jsonl")):
+    paths = [directory] if directory.is_file() else sorted(directory.glob("*.jsonl"))
+    for path in paths:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 raw = json.loads(line)
@@ -141,6 +163,12 @@ def report(name: str, verdicts: Sequence[Verdict], misses: int) -> None:
     print(f"\n=== {name}: {len(verdicts)} strings from {len(sources)} sources ===")
     print(f"exact code:          {share(verdicts, 'exact'):.1%}")
     print(f"retryable agreement: {share(verdicts, 'retry_agrees'):.1%}")
+    false = sum(v.false_retry for v in verdicts)
+    missed = sum(v.missed_retry for v in verdicts)
+    fallen = sum(not v.exact and v.rule == "fallback" for v in verdicts)
+    print(f"false retries:       {false} ({share(verdicts, 'false_retry'):.1%})")
+    print(f"missed retries:      {missed} ({share(verdicts, 'missed_retry'):.1%})")
+    print(f"misses to fallback:  {fallen} of {sum(not v.exact for v in verdicts)}")
     by_code: dict[str, list[Verdict]] = defaultdict(list)
     by_provider: dict[str, list[Verdict]] = defaultdict(list)
     for verdict in verdicts:
@@ -170,15 +198,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     held = [v for v in verdicts if held_out(v.entry)]
     report("training (four fifths)", training, args.misses)
     report("held-out fifth", held, args.misses)
-    sealed = judge(load(SEALED))
-    report("sealed (collected after the rules)", sealed, args.misses)
-    print(
+    summary = (
         f"\naccuracy: training exact {share(training, 'exact'):.1%} retry "
         f"{share(training, 'retry_agrees'):.1%}; held-out exact {share(held, 'exact'):.1%} "
-        f"retry {share(held, 'retry_agrees'):.1%} ({len(entries)} strings); sealed exact "
-        f"{share(sealed, 'exact'):.1%} retry {share(sealed, 'retry_agrees'):.1%} "
-        f"({len(sealed)} strings)"
+        f"retry {share(held, 'retry_agrees'):.1%} ({len(entries)} strings)"
     )
+    for path in sealed_sets():
+        sealed = judge(load(path))
+        report(f"sealed {path.stem} (collected after the rules)", sealed, args.misses)
+        summary += (
+            f"; {path.stem} exact {share(sealed, 'exact'):.1%} retry "
+            f"{share(sealed, 'retry_agrees'):.1%} false retries "
+            f"{share(sealed, 'false_retry'):.1%} ({len(sealed)} strings)"
+        )
+    print(summary)
 
 
 if __name__ == "__main__":
