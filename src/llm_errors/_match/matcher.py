@@ -78,6 +78,7 @@ __all__ = [
     "CACHE_LIMIT",
     "FLAGS",
     "MATCH_TIMEOUT",
+    "PLAN_CACHE_LIMIT",
     "SEARCH_CHUNK",
     "MatchTimeoutWarning",
     "TextMatch",
@@ -90,8 +91,12 @@ __all__ = [
 
 #: How every rule is compiled: case-insensitive, ``^``/``$`` at line boundaries.
 FLAGS: Final = _re.IGNORECASE | _re.MULTILINE | _re.VERSION0
-#: Plans and search patterns kept (least recently used ones are dropped).
+#: Search patterns and derived triggers kept (least recently used ones are dropped).
 CACHE_LIMIT: Final = 4096
+#: Plans kept, by the set of a text's rule tokens (least recently used ones dropped): a
+#: plan is a few tuples of rule indices, and a log's lines make thousands of token sets
+#: (5,815 on ``bench/classify.py``'s 1,000,000 JSON records).
+PLAN_CACHE_LIMIT: Final = 16384
 #: Offsets at which one anchor's rules are tried per line: bounds the work per line
 #: (a rule with an unbounded lookahead tried at every one of many repeated anchors
 #: would be quadratic). Far more than any real message repeats one anchor word.
@@ -412,7 +417,7 @@ class TextMatcher:
         self._no_rule = len(self.rules)
         self._rule_of = {f"{_GROUP_PREFIX}{i}": i for i in range(len(self.rules))}
         # What depends only on a line's token set is worked out once (bounded caches).
-        self._plan = functools.lru_cache(maxsize=CACHE_LIMIT)(self._build_plan)
+        self._plan = functools.lru_cache(maxsize=PLAN_CACHE_LIMIT)(self._build_plan)
         self._pattern = functools.lru_cache(maxsize=CACHE_LIMIT)(self._compile)
 
     # ------------------------------------------------------------------ public

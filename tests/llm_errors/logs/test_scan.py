@@ -440,6 +440,20 @@ def test_verdict_cache_is_bounded(monkeypatch):
     assert verdicts == [classify(line) for line in lines]
 
 
+def test_record_verdict_cache_drops_the_least_recently_used(monkeypatch):
+    """A record seen again is kept over one seen once before it (not the oldest dropped)."""
+    monkeypatch.setattr(_scan, "VERDICT_CACHE_LIMIT", 2)
+    counting = CountingClassify()
+    records = [
+        json.dumps({"level": "error", "msg": _CAPACITY.replace("53s", f"{wait}s")})
+        for wait in (1, 2, 3)
+    ]
+    lines = [records[0], records[1], records[0], records[2], records[0]]
+    verdicts = _line_verdicts(Scanner(counting), lines)
+    assert len(counting.texts) == 3  # 1, 2, 3: the third drops 2, used less recently than 1
+    assert verdicts == [classify(json.loads(line)) for line in lines]
+
+
 def _reference_excerpt(text):
     """The excerpt as defined: redact a window of the whole line, flatten, cut."""
     flat = " ".join(redact(text[:4096]).split())

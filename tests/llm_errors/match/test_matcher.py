@@ -9,7 +9,13 @@ from hypothesis import strategies as st
 
 from llm_errors import RULES, Classifier, ErrorCode, Rule
 from llm_errors._match import matcher as _matcher
-from llm_errors._match.matcher import CACHE_LIMIT, FLAGS, TextMatcher, _alternative
+from llm_errors._match.matcher import (
+    CACHE_LIMIT,
+    FLAGS,
+    PLAN_CACHE_LIMIT,
+    TextMatcher,
+    _alternative,
+)
 from llm_errors._match.prefilter import TOKEN_TABLE, derive_triggers
 from llm_errors._rules.status import status_from_text
 
@@ -234,10 +240,10 @@ def test_plan_and_pattern_caches_are_bounded():
     """Lines with thousands of distinct trigger sets never grow the plan caches past their limit."""
     matcher = TextMatcher(RULES)
     words = sorted(token.decode() for token in matcher.tokens)
-    for first in words[:150]:
-        for second in words[:150]:
+    for first in words[:200]:
+        for second in words[:200]:
             matcher.match(f"{first} {second} x")
-    assert matcher._plan.cache_info().currsize == CACHE_LIMIT
+    assert matcher._plan.cache_info().currsize == PLAN_CACHE_LIMIT
     assert matcher._pattern.cache_info().currsize <= CACHE_LIMIT
 
 
