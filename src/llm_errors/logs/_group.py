@@ -125,7 +125,8 @@ class Group:
             or _HTML_AT_START.match(text) is not None
         )
 
-    def may_take(self, first: int) -> bool:
+    @staticmethod
+    def may_take(first: int) -> bool:
         """Whether a next line whose first byte (UTF-8) is ``first`` may be taken.
 
         ``False`` is exact (:meth:`takes` is then ``False``): a test of one byte,

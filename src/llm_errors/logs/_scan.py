@@ -533,9 +533,12 @@ class Scanner:
         self._traceback_lines = (0, 0)
         self._traceback_header: Finding | None = None
         # An error line is held while the next lines may continue it (a traceback
-        # header may follow it too); ``_group`` gathers those lines (not in JSONL mode).
+        # header may follow it too); ``_group`` gathers those lines (not in JSONL mode),
+        # opened when a line may continue it: most error lines are followed by another
+        # line of the log.
         self._held: Finding | None = None
         self._group: Group | None = None
+        self._grows = mode is not InputMode.JSONL
         # Records classified as mappings, keyed on ``_record_key`` (least recently used
         # dropped first).
         self._record_verdicts: dict[str, tuple[Classification, str, bool]] = {}
@@ -574,7 +577,7 @@ class Scanner:
                 self._traceback_header = self._take_held()
                 return out
         self._release(out)
-        self._hold(number, self._line(number, text))
+        self._hold(self._line(number, text))
         return out or _NOTHING
 
     def feed_words(self, number: int, text: str) -> Sequence[Finding | Problem]:
@@ -587,7 +590,7 @@ class Scanner:
         """
         if self._held is not None:
             return self.feed(number, text)
-        self._hold(number, self._by_rules(number, text))
+        self._hold(self._by_rules(number, text))
         return _NOTHING
 
     @property
@@ -605,17 +608,14 @@ class Scanner:
 
         ``False`` is exact; ``True`` asks for :meth:`continues` on the decoded line.
         """
-        return self._group is not None and self._group.may_take(first)
+        return self._held is not None and self._grows and Group.may_take(first)
 
     def continues(self, text: str) -> bool:
         """Whether line ``text``, fed next, would continue the held error line.
 
         A traceback header never does (it opens a traceback, which the held line joins).
         """
-        group = self._group
-        if group is None or (TRACEBACK_HINT in text and match_header(text) is not None):
-            return False
-        return group.takes(text)
+        return self._taking(text) is not None
 
     @property
     def clean(self) -> bool:
@@ -652,8 +652,8 @@ class Scanner:
                 self._traceback_lines = (self._traceback_lines[0], number)
                 return True
             out.append(self._close_traceback())
-        elif self._group is not None and self.continues(text):
-            self._group.add(number, text)
+        elif (group := self._taking(text)) is not None:
+            group.add(number, text)
             return True
         return False
 
@@ -662,11 +662,22 @@ class Scanner:
         if held is not None:
             out.append(held)
 
-    def _hold(self, number: int, finding: Finding | None) -> None:
+    def _taking(self, text: str) -> Group | None:
+        """The held line's group (opened now if need be), if it takes line ``text``."""
+        held = self._held
+        if held is None or not self._grows:
+            return None
+        if TRACEBACK_HINT in text and match_header(text) is not None:
+            return None
+        group = self._group
+        if group is None:
+            group = self._group = Group.open(held.line, held.text)
+        return group if group.takes(text) else None
+
+    def _hold(self, finding: Finding | None) -> None:
         """Hold the error line ``finding`` (if any): lines may continue it, a traceback join it."""
         self._held = finding
-        if finding is not None and self._mode is not InputMode.JSONL:
-            self._group = Group.open(number, finding.text)
+        self._group = None
 
     def _take_held(self) -> Finding | None:
         """The held error, with the lines that continued it; nothing is held after."""
