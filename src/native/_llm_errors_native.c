@@ -543,12 +543,6 @@ static PyTypeObject TokenSetType = {
 /* The most bytes json.encoder writes for one character: a surrogate pair, \uXXXX\uXXXX. */
 #define JSON_CHAR_MAX 12
 
-typedef struct {
-    unsigned char *out;
-    Py_ssize_t size; /* bytes written */
-    Py_ssize_t left; /* characters still to write */
-} Json;
-
 static Py_ssize_t json_escape(unsigned char *out, Py_ssize_t n, Py_UCS4 c) {
     out[n++] = '\\';
     switch (c) {
@@ -573,55 +567,24 @@ static Py_ssize_t json_escape(unsigned char *out, Py_ssize_t n, Py_UCS4 c) {
     return n;
 }
 
-/* One character as json.encoder.encode_basestring_ascii writes it. */
-static inline void json_char(Json *json, Py_UCS4 c) {
-    json->left--;
-    if (c >= ' ' && c <= '~' && c != '\\' && c != '"')
-        json->out[json->size++] = (unsigned char)c;
-    else
-        json->size = json_escape(json->out, json->size, c);
-}
-
-/* The length of " ".join(line[:start].split()). */
-static Py_ssize_t flat_length(const Line *line, Py_ssize_t start) {
-    Py_ssize_t length = 0;
-    int pending = 0, started = 0;
-    for (Py_ssize_t i = 0; i < start; i++) {
-        if (Py_UNICODE_ISSPACE(full(line, i))) {
-            pending = started;
-            continue;
-        }
-        length += 1 + pending;
-        pending = 0;
-        started = 1;
-    }
-    return length;
-}
-
-/* " ".join(line[:start].split()) + " " + flat, its first json->left characters. */
-static void json_excerpt(Json *json, const Line *line, Py_ssize_t start, PyObject *flat) {
-    int pending = 0, started = 0;
-    for (Py_ssize_t i = 0; i < start && json->left > 0; i++) {
-        Py_UCS4 c = full(line, i);
-        if (Py_UNICODE_ISSPACE(c)) {
-            pending = started;
-            continue;
-        }
-        if (pending)
-            json_char(json, ' ');
-        if (json->left > 0)
-            json_char(json, c);
-        pending = 0;
-        started = 1;
-    }
-    if (json->left > 0)
-        json_char(json, ' ');
-    int kind = PyUnicode_KIND(flat);
-    const void *data = PyUnicode_DATA(flat);
-    Py_ssize_t length = PyUnicode_GET_LENGTH(flat);
-    for (Py_ssize_t i = 0; i < length && json->left > 0; i++)
-        json_char(json, PyUnicode_READ(kind, data, i));
-}
+/* Write character c as json.encoder.encode_basestring_ascii does, as the excerpt's
+   next one: past `limit` characters, stop (`more`: the excerpt is cut), and remember
+   where the first limit - 1 end (`mark`, where the ellipsis goes). */
+#define EMIT(c)                                                                     \
+    do {                                                                            \
+        Py_UCS4 c_ = (c);                                                           \
+        if (emitted == limit) {                                                     \
+            more = 1;                                                               \
+            goto done;                                                              \
+        }                                                                           \
+        if (emitted == limit - 1)                                                   \
+            mark = p;                                                               \
+        if (c_ >= ' ' && c_ <= '~' && c_ != '\\' && c_ != '"')                      \
+            *p++ = (unsigned char)c_;                                               \
+        else                                                                        \
+            p += json_escape(p, 0, c_);                                             \
+        emitted++;                                                                  \
+    } while (0)
 
 static PyObject *excerpt_json(PyObject *module, PyObject *args) {
     PyObject *text, *inert_forms, *scrubbed;
@@ -667,28 +630,56 @@ static PyObject *excerpt_json(PyObject *module, PyObject *args) {
             return NULL;
         Py_RETURN_NONE;
     }
-    /* The excerpt is cut as excerpt does: to limit - 1 characters and an ellipsis. */
-    Py_ssize_t total = flat_length(&line, start) + 1 + PyUnicode_GET_LENGTH(flat);
-    int cut = total > limit;
-    Py_ssize_t kept = cut ? limit - 1 : total;
+    /* " ".join(text[:start].split()) + " " + flat, in one pass: cut as excerpt cuts, to
+       limit - 1 characters and an ellipsis when it is longer than limit. */
     unsigned char stack[4096];
-    Py_ssize_t most = kept * JSON_CHAR_MAX + 8;
+    Py_ssize_t most = limit * JSON_CHAR_MAX + 8;
     unsigned char *buffer = most <= (Py_ssize_t)sizeof stack ? stack : PyMem_Malloc((size_t)most);
     if (buffer == NULL)
         return PyErr_NoMemory();
     Py_INCREF(flat); /* a borrowed value: held while it is read */
-    Json json = {buffer, 0, kept};
-    json.out[json.size++] = '"';
-    json_excerpt(&json, &line, start, flat);
-    Py_DECREF(flat);
-    if (cut) {
-        memcpy(json.out + json.size, "\\u2026", 6);
-        json.size += 6;
+    unsigned char *p = buffer, *mark = buffer;
+    Py_ssize_t emitted = 0;
+    int more = 0, pending = 0, started = 0;
+    *p++ = '"';
+    for (Py_ssize_t i = 0; i < start; i++) {
+        Py_UCS4 c = full(&line, i);
+        if (Py_UNICODE_ISSPACE(c)) {
+            pending = started;
+            continue;
+        }
+        if (pending)
+            EMIT(' ');
+        EMIT(c);
+        pending = 0;
+        started = 1;
     }
-    json.out[json.size++] = '"';
-    PyObject *result = PyUnicode_New(json.size, 127);
+    EMIT(' ');
+    {
+        int kind = PyUnicode_KIND(flat);
+        const void *data = PyUnicode_DATA(flat);
+        Py_ssize_t length = PyUnicode_GET_LENGTH(flat);
+        if (kind == PyUnicode_1BYTE_KIND) {
+            const Py_UCS1 *bytes = data;
+            for (Py_ssize_t i = 0; i < length; i++)
+                EMIT(bytes[i]);
+        } else {
+            for (Py_ssize_t i = 0; i < length; i++)
+                EMIT(PyUnicode_READ(kind, data, i));
+        }
+    }
+done:
+    Py_DECREF(flat);
+    if (more) {
+        p = mark;
+        memcpy(p, "\\u2026", 6);
+        p += 6;
+    }
+    *p++ = '"';
+    Py_ssize_t size = p - buffer;
+    PyObject *result = PyUnicode_New(size, 127);
     if (result != NULL)
-        memcpy(PyUnicode_1BYTE_DATA(result), buffer, (size_t)json.size);
+        memcpy(PyUnicode_1BYTE_DATA(result), buffer, (size_t)size);
     if (buffer != stack)
         PyMem_Free(buffer);
     return result;
