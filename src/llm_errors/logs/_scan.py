@@ -125,6 +125,17 @@ MARKER_HINTS: Final = (
     *LEVEL_KEY_HINTS,
 )
 _MARKER_HINT = re.compile("|".join(re.escape(hint) for hint in MARKER_HINTS))
+
+
+def _hinted(text: str) -> bool:
+    """``_MARKER_HINT.search(text) is not None``: the two commonest hints tested first.
+
+    Most lines with a hint are error lines (``ERROR``, ``error``), where a substring
+    test answers in a tenth of the search's time.
+    """
+    return "ERR" in text or "rror" in text or _MARKER_HINT.search(text) is not None
+
+
 #: What every traceback header line contains.
 TRACEBACK_HINT: Final = "most recent call last):"
 _TOO_DEEP: Final = "JSON nested too deeply to read; scanned as plain text"
@@ -247,7 +258,7 @@ def lookup(value: object, path: Sequence[str]) -> object:
 
 def has_marker(text: str) -> bool:
     """Whether a plain-text line says it reports an error (see the module docstring)."""
-    return _MARKER_HINT.search(text) is not None and _marked(text)
+    return _hinted(text) and _marked(text)
 
 
 def _marked(text: str) -> bool:
@@ -694,7 +705,7 @@ class Scanner:
         return Finding(held.line, group.end, held.kind, verdict, text)
 
     def _line(self, number: int, text: str) -> Finding | None:
-        if _MARKER_HINT.search(text) is None:
+        if not _hinted(text):
             return self._by_rules(number, text)
         verdict = self._line_verdict(canonical(text))
         if verdict.layer is Layer.FALLBACK and not _marked(text):

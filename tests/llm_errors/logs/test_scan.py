@@ -704,3 +704,17 @@ def test_a_record_s_cached_verdict_is_its_own(records):
 def test_a_record_near_the_classifiers_bound_is_not_cached(record, cached):
     """Its values count towards the bound whether read or not: such a record is classified."""
     assert (_scan._record_key(record) is not None) is cached
+
+
+@settings(max_examples=1000)
+@given(
+    st.lists(
+        st.sampled_from(["ERR", "rror", "rro", "ER", "R", "Err", "evel", "CRIT", "x", " ", "é"]),
+        max_size=6,
+    ).map("".join)
+    | st.text()
+)
+def test_the_hint_shortcut_is_the_hint_search(text):
+    """``_hinted`` answers as the search of every marker hint does (its shortcuts are hints)."""
+    assert {"ERR", "rror"} <= set(_scan.MARKER_HINTS)
+    assert _scan._hinted(text) is (_scan._MARKER_HINT.search(text) is not None)
