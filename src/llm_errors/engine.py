@@ -25,6 +25,7 @@ from llm_errors._classify import MAX_INPUT
 from llm_errors._classify import _default as default_classifier
 from llm_errors._evidence import MAX_VALUES
 from llm_errors._evidence import gathered as reads_key
+from llm_errors._match import forward as _forward
 from llm_errors._match import prefilter as _prefilter
 from llm_errors._match import syntax as _syntax
 from llm_errors._match.forward import forwarded
@@ -45,6 +46,7 @@ from llm_errors._version import VersionAction
 __all__ = [
     "BODY_TYPES",
     "FLAGS",
+    "FORWARD_ANALYSIS",
     "MAX_INPUT",
     "MAX_VALUES",
     "NATIVE",
@@ -72,5 +74,11 @@ __all__ = [
 #: never reads triggers an older one derived.
 TRIGGER_ANALYSIS: typing.Final = (
     pathlib.Path(_prefilter.__file__),
+    pathlib.Path(_syntax.__file__),
+)
+#: The source files of the forward reading of look-behinds (:func:`forwarded`): what a
+#: stored table of expressions written from it is keyed on.
+FORWARD_ANALYSIS: typing.Final = (
+    pathlib.Path(_forward.__file__),
     pathlib.Path(_syntax.__file__),
 )

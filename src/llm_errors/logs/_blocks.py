@@ -38,7 +38,7 @@ from llm_errors.logs._scan import (
     PINO_ERROR_LEVEL,
     TRACEBACK_HINT,
 )
-from llm_errors.logs._stored import load_or_compile
+from llm_errors.logs._stored import load_or_compile, stored_supersets
 from llm_errors.logs._superset import superset
 
 __all__ = [
@@ -389,6 +389,9 @@ def _text_database(hyperscan: Any, common: Sequence[bytes], rules: Sequence[Rule
     )
 
 
+_BUILT_IN_PATTERNS: Final = frozenset(rule.pattern for rule in RULES)
+
+
 @functools.cache
 def _built_in_expressions() -> dict[str, bytes]:
     """The built-in rules' patterns that have an expression, and their expressions."""
@@ -520,7 +523,13 @@ def line_filter(
     records: Records = Records.KEEP,
     identifiers: frozenset[str] = frozenset(),
 ) -> LineFilter | None:
-    """The block filter for these rules (pattern, trigger tokens), or ``None`` without Hyperscan."""
+    """The block filter for these rules (pattern, trigger tokens), or ``None`` without Hyperscan.
+
+    Each rule's expression (and each built-in rule's) is read from the cache directory
+    when an earlier run stored it (:func:`~llm_errors.logs._stored.stored_supersets`).
+    """
+    if _hyperscan() is not None:
+        stored_supersets(sorted({*(pattern for pattern, _ in rules), *_BUILT_IN_PATTERNS}))
     return _filter_for(tuple(rules), records, identifiers)
 
 

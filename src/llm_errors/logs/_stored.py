@@ -1,12 +1,14 @@
 """Keep what start-up derives from the rules in the user's cache directory between runs.
 
-Three things: the block filter's compiled Hyperscan database
+Four things: the block filter's compiled Hyperscan database
 (:mod:`llm_errors.logs._blocks`; compiling it takes about half a second of CPU, more
 than scanning a 100 MB log, loading it well under a millisecond), the rules'
 trigger words (:mod:`llm_errors._match.prefilter`; deriving them walks every
 pattern's parse tree, about 0.2 s for the built-in table, loading them a few ms), and
 the rules' patterns as ``regex`` compiled them (about 0.15 s for the built-in table,
-loading them a few ms).
+loading them a few ms), and the block filter's expression of each pattern
+(:mod:`llm_errors.logs._superset`; about 25 ms for the built-in table, needed even to
+name the stored database).
 The first run stores each under a name derived from everything it depends on (the
 patterns, their flags, the Hyperscan or ``regex`` version, Python's and the machine;
 the trigger analysis's own source), and later runs load it.
@@ -47,6 +49,7 @@ import regex
 
 from llm_errors.engine import (
     FLAGS,
+    FORWARD_ANALYSIS,
     TRIGGER_ANALYSIS,
     Triggers,
     compiled_patterns,
@@ -54,6 +57,7 @@ from llm_errors.engine import (
     known_triggers,
     triggers_of,
 )
+from llm_errors.logs import _superset
 
 __all__ = [
     "CACHE_ENV",
@@ -63,6 +67,7 @@ __all__ = [
     "load_or_compile",
     "store_patterns",
     "stored_patterns",
+    "stored_supersets",
     "stored_triggers",
 ]
 
@@ -223,6 +228,49 @@ def stored_triggers(patterns: Sequence[str]) -> None:
     known_triggers(derived)
     table = {pattern: _triggers_json(triggers) for pattern, triggers in derived.items()}
     _write(path, json.dumps(table, ensure_ascii=False).encode())
+
+
+#: The sources of the block filter's expressions: the writer and the forward reading.
+_SUPERSET_ANALYSIS: Final = (Path(_superset.__file__), *FORWARD_ANALYSIS)
+
+
+def stored_supersets(patterns: Sequence[str]) -> None:
+    """Give the block filter the stored expressions of ``patterns``; store them if missing.
+
+    Keyed on the patterns and on the analysis's sources, as :func:`stored_triggers` is.
+    """
+    directory = cache_dir()
+    if directory is None:
+        return
+    sources = [source.read_bytes() for source in _SUPERSET_ANALYSIS]
+    path = directory / f"supersets-{_digest(*sources, *(p.encode() for p in patterns))}.json"
+    data = _read(path)
+    if data is not None:
+        try:
+            known = _supersets_from(data, patterns)
+        except (ValueError, TypeError, KeyError, RecursionError):
+            pass  # damaged: replaced below
+        else:
+            _superset.known_supersets(known)
+            return
+    # Missing or damaged: written (once per process: the writer's cache) and stored.
+    table = {pattern: _superset.superset(pattern) for pattern in patterns}
+    text = {pattern: None if e is None else e.decode("latin-1") for pattern, e in table.items()}
+    _write(path, json.dumps(text, ensure_ascii=False).encode())
+
+
+def _supersets_from(data: bytes, patterns: Sequence[str]) -> dict[str, bytes | None]:
+    """The stored expressions of ``patterns`` (a KeyError, TypeError or ValueError: damaged)."""
+    table = json.loads(data)
+    if not isinstance(table, dict):
+        raise TypeError
+    known: dict[str, bytes | None] = {}
+    for pattern in patterns:
+        expression = table[pattern]
+        if expression is not None and not isinstance(expression, str):
+            raise TypeError
+        known[pattern] = None if expression is None else expression.encode("latin-1")
+    return known
 
 
 def _rebuild() -> Callable[..., Any] | None:

@@ -32,11 +32,30 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from typing import Final
 
 from llm_errors.engine import forwarded
 
-__all__ = ["superset"]
+__all__ = ["KNOWN_LIMIT", "known_supersets", "superset"]
+
+#: Expressions given by :func:`known_supersets` kept at most (the built-in table is 170).
+KNOWN_LIMIT: Final = 4096
+#: Expressions an earlier run of this same analysis wrote (``_stored.stored_supersets``).
+_known: dict[str, bytes | None] = {}
+
+
+def known_supersets(table: Mapping[str, bytes | None]) -> None:
+    """Take ``table``'s expressions as :func:`superset`'s, up to :data:`KNOWN_LIMIT` in all.
+
+    For expressions stored by an earlier run under the same patterns and the same
+    source of this analysis: writing the built-in table takes tens of milliseconds.
+    """
+    for pattern, expression in table.items():
+        if pattern not in _known and len(_known) >= KNOWN_LIMIT:
+            break
+        _known[pattern] = expression
+
 
 #: Characters IGNORECASE folds to or from ASCII letters (Kelvin sign, long s,
 #: dotted and dotless i): an expression of bytes would miss their ASCII matches.
@@ -78,13 +97,17 @@ def _escape(pattern: str, at: int, in_class: bool) -> tuple[bytes, int] | None:
     return b"\\" + escaped.encode(), at + 2
 
 
-@functools.lru_cache(maxsize=4096)
 def superset(pattern: str) -> bytes | None:
     """The Hyperscan expression for ``pattern`` (see the module doc), or ``None``.
 
     Cached: a filter's start-up writes every rule (and the built-in rules again, as a
-    database of their own beside a user's).
+    database of their own beside a user's); given ones (:func:`known_supersets`) first.
     """
+    return _known[pattern] if pattern in _known else _written(pattern)
+
+
+@functools.lru_cache(maxsize=4096)
+def _written(pattern: str) -> bytes | None:
     pattern = forwarded(pattern) or pattern
     if not _FOLDS_TO_ASCII.isdisjoint(pattern) or _VERBOSE.search(pattern):
         return None
