@@ -54,6 +54,7 @@ EXIT_BROKEN_PIPE: Final = 141
 
 _EXPLAIN_LIMIT: Final = 1 << 20  # characters read from stdin by `explain -`
 _WRITE_BATCH: Final = 1024  # JSON lines written at once
+_COUNT_BATCH: Final = 4096  # distinct verdicts counted apart before the tally takes them
 
 _EXIT_STATUS = f"""\
 exit status:
@@ -230,7 +231,9 @@ class _ClassifyRun(Run):
         if self.jsonl:
             self._lines.append(finding_line(name, finding))
             if len(self._lines) >= _WRITE_BATCH:
-                self.flush()
+                self._write()
+        if len(self._counts) >= _COUNT_BATCH:
+            self.flush()
 
     def found_range(self, name: str, findings: Findings, low: int, high: int) -> None:  # noqa: ARG002
         table = findings.table
@@ -251,6 +254,10 @@ class _ClassifyRun(Run):
             self.tally.count_verdict(self._verdicts[key], times)
         self._counts.clear()
         self._verdicts.clear()
+        self._write()
+
+    def _write(self) -> None:
+        """Write the pending JSON lines (the counts wait: a log's verdicts repeat)."""
         if self._lines:
             sys.stdout.write("\n".join(self._lines) + "\n")
             self._lines.clear()

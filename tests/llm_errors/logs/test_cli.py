@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from llm_errors.logs import _cli
 from llm_errors.logs._cli import (
     EXIT_BROKEN_PIPE,
     EXIT_FAIL_ON,
@@ -777,3 +778,32 @@ def test_keys_without_a_known_prefix_reach_neither_output_nor_report(capsys, tmp
     page = report.read_text(encoding="utf-8")
     assert "<redacted>" in page or "&lt;redacted&gt;" in page
     assert secret not in page
+
+
+@pytest.mark.parametrize("fmt", ["table", "jsonl"])
+def test_counts_are_batched_within_a_bound(capsys, tmp_path, monkeypatch, fmt):
+    """Verdicts are counted in batches of bounded size; the output is the same for any size."""
+    log = tmp_path / "waits.log"
+    log.write_text(
+        "".join(
+            f"2026-07-22T10:00:{n:02d}Z ERROR app [req=9f86d081] call failed: 429 Too Many "
+            f"Requests. Please try again in {n}s.\n"
+            for n in range(1, 13)
+        ),
+        encoding="utf-8",
+    )
+    expected = run(capsys, "classify", "--format", fmt, str(log))
+    monkeypatch.setattr(_cli, "_COUNT_BATCH", 2)
+    monkeypatch.setattr(_cli, "_WRITE_BATCH", 3)
+    pending = []
+    real = _cli._ClassifyRun.flush
+
+    def flush(self):
+        pending.append(len(self._counts))
+        real(self)
+
+    monkeypatch.setattr(_cli._ClassifyRun, "flush", flush)
+    assert run(capsys, "classify", "--format", fmt, str(log)) == expected
+    assert "12 errors" in expected[1] + expected[2]
+    assert len(pending) > 3
+    assert max(pending) <= 2
