@@ -12,14 +12,20 @@ import importlib
 from types import ModuleType
 from typing import Final
 
-__all__ = ["NATIVE"]
+__all__ = ["FUNCTIONS", "NATIVE"]
+
+
+#: What the package calls in the compiled module: one built from an older source (an
+#: editable install not rebuilt after a change) lacks some, and is not used.
+FUNCTIONS: Final = ("canonical", "message_start", "excerpt_json", "TokenSet")
 
 
 def _load() -> ModuleType | None:
     try:
-        return importlib.import_module("_llm_errors_native")
+        module = importlib.import_module("_llm_errors_native")
     except ImportError:
         return None
+    return module if all(hasattr(module, name) for name in FUNCTIONS) else None
 
 
 #: The compiled module, or ``None`` where it was not built.
