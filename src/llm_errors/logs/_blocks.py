@@ -512,6 +512,8 @@ def _filter_for(
     module = _hyperscan()
     if module is None:
         return None
+    # Each rule's expression (and each built-in rule's), as an earlier run stored them.
+    stored_supersets(sorted({*(pattern for pattern, _ in rules), *_BUILT_IN_PATTERNS}))
     try:
         return LineFilter(module, rules, records, identifiers)
     except module.error:  # a database Hyperscan refuses to build: every line is read
@@ -525,11 +527,9 @@ def line_filter(
 ) -> LineFilter | None:
     """The block filter for these rules (pattern, trigger tokens), or ``None`` without Hyperscan.
 
-    Each rule's expression (and each built-in rule's) is read from the cache directory
-    when an earlier run stored it (:func:`~llm_errors.logs._stored.stored_supersets`).
+    Built once per process for the same rules; each rule's expression is read from the
+    cache directory when an earlier run stored it (``_stored.stored_supersets``).
     """
-    if _hyperscan() is not None:
-        stored_supersets(sorted({*(pattern for pattern, _ in rules), *_BUILT_IN_PATTERNS}))
     return _filter_for(tuple(rules), records, identifiers)
 
 

@@ -43,7 +43,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import regex
 
@@ -70,6 +70,8 @@ __all__ = [
     "stored_supersets",
     "stored_triggers",
 ]
+
+_T = TypeVar("_T")
 
 #: The environment variable naming the cache directory ("" turns storing off).
 CACHE_ENV: Final = "LLM_ERRORS_CACHE_DIR"
@@ -195,39 +197,62 @@ def _triggers_from(value: object) -> Triggers:
     )
 
 
-def _table(data: bytes, patterns: Sequence[str]) -> dict[str, Triggers]:
-    """The stored triggers of ``patterns``; ``TypeError``/``ValueError``/``KeyError`` if damaged."""
+def _kept(
+    name: str,
+    sources: Sequence[Path],
+    patterns: Sequence[str],
+    *,
+    derive: Callable[[str], _T],
+    encode: Callable[[_T], object],
+    decode: Callable[[object], _T],
+) -> tuple[dict[str, _T], bool] | None:
+    """What ``derive`` gives each of ``patterns``, and whether it was stored: else it is now.
+
+    The file is keyed on the patterns and on the ``sources`` of the analysis, so a changed
+    analysis never reads what an older one derived; a damaged one (``decode`` raising
+    ``KeyError``, ``TypeError`` or ``ValueError``) is derived again and replaced.
+    ``None`` when nothing is stored (no cache directory).
+    """
+    directory = cache_dir()
+    if directory is None:
+        return None
+    texts = [source.read_bytes() for source in sources]
+    path = directory / f"{name}-{_digest(*texts, *(p.encode() for p in patterns))}.json"
+    data = _read(path)
+    if data is not None:
+        try:
+            return _decoded(data, patterns, decode), True
+        except (ValueError, TypeError, KeyError, RecursionError):
+            pass  # damaged: replaced below
+    derived = {pattern: derive(pattern) for pattern in patterns}
+    stored = {pattern: encode(value) for pattern, value in derived.items()}
+    _write(path, json.dumps(stored, ensure_ascii=False).encode())
+    return derived, False
+
+
+def _decoded(data: bytes, patterns: Sequence[str], decode: Callable[[object], _T]) -> dict[str, _T]:
     table = json.loads(data)
     if not isinstance(table, dict):
         raise TypeError
-    return {pattern: _triggers_from(table[pattern]) for pattern in patterns}
+    return {pattern: decode(table[pattern]) for pattern in patterns}
 
 
 def stored_triggers(patterns: Sequence[str]) -> None:
     """Give the matcher the stored triggers of ``patterns``; store them if they were missing.
 
-    Keyed on the patterns and on the source of the analysis (``engine.TRIGGER_ANALYSIS``),
-    so a changed analysis never reads triggers that an older one derived.
+    Keyed on the source of the analysis (``engine.TRIGGER_ANALYSIS``). Deriving happens at
+    most once per process (the matcher's cache).
     """
-    directory = cache_dir()
-    if directory is None:
-        return
-    sources = [source.read_bytes() for source in TRIGGER_ANALYSIS]
-    path = directory / f"triggers-{_digest(*sources, *(p.encode() for p in patterns))}.json"
-    data = _read(path)
-    if data is not None:
-        try:
-            known = _table(data, patterns)
-        except (ValueError, TypeError, KeyError, RecursionError):
-            pass  # damaged: replaced below
-        else:
-            known_triggers(known)
-            return
-    # Missing or damaged: derived (at most once per process: the matcher's cache) and stored.
-    derived = {pattern: triggers_of(pattern) for pattern in patterns}
-    known_triggers(derived)
-    table = {pattern: _triggers_json(triggers) for pattern, triggers in derived.items()}
-    _write(path, json.dumps(table, ensure_ascii=False).encode())
+    kept = _kept(
+        "triggers",
+        TRIGGER_ANALYSIS,
+        patterns,
+        derive=triggers_of,
+        encode=_triggers_json,
+        decode=_triggers_from,
+    )
+    if kept is not None:
+        known_triggers(kept[0])
 
 
 #: The sources of the block filter's expressions: the writer and the forward reading.
@@ -237,40 +262,29 @@ _SUPERSET_ANALYSIS: Final = (Path(_superset.__file__), *FORWARD_ANALYSIS)
 def stored_supersets(patterns: Sequence[str]) -> None:
     """Give the block filter the stored expressions of ``patterns``; store them if missing.
 
-    Keyed on the patterns and on the analysis's sources, as :func:`stored_triggers` is.
+    Keyed on the sources of the writer and of the forward reading. Writing happens at most
+    once per process (the writer's cache).
     """
-    directory = cache_dir()
-    if directory is None:
-        return
-    sources = [source.read_bytes() for source in _SUPERSET_ANALYSIS]
-    path = directory / f"supersets-{_digest(*sources, *(p.encode() for p in patterns))}.json"
-    data = _read(path)
-    if data is not None:
-        try:
-            known = _supersets_from(data, patterns)
-        except (ValueError, TypeError, KeyError, RecursionError):
-            pass  # damaged: replaced below
-        else:
-            _superset.known_supersets(known)
-            return
-    # Missing or damaged: written (once per process: the writer's cache) and stored.
-    table = {pattern: _superset.superset(pattern) for pattern in patterns}
-    text = {pattern: None if e is None else e.decode("latin-1") for pattern, e in table.items()}
-    _write(path, json.dumps(text, ensure_ascii=False).encode())
+    kept = _kept(
+        "supersets",
+        _SUPERSET_ANALYSIS,
+        patterns,
+        derive=_superset.superset,
+        encode=_latin1,
+        decode=_expression,
+    )
+    if kept is not None and kept[1]:  # (written ones are in the writer's cache already)
+        _superset.known_supersets(kept[0])
 
 
-def _supersets_from(data: bytes, patterns: Sequence[str]) -> dict[str, bytes | None]:
-    """The stored expressions of ``patterns`` (a KeyError, TypeError or ValueError: damaged)."""
-    table = json.loads(data)
-    if not isinstance(table, dict):
+def _latin1(expression: bytes | None) -> str | None:
+    return None if expression is None else expression.decode("latin-1")
+
+
+def _expression(value: object) -> bytes | None:
+    if value is not None and not isinstance(value, str):
         raise TypeError
-    known: dict[str, bytes | None] = {}
-    for pattern in patterns:
-        expression = table[pattern]
-        if expression is not None and not isinstance(expression, str):
-            raise TypeError
-        known[pattern] = None if expression is None else expression.encode("latin-1")
-    return known
+    return None if value is None else value.encode("latin-1")
 
 
 def _rebuild() -> Callable[..., Any] | None:
