@@ -1,8 +1,5 @@
 """The block filter's expression of each rule is stored in the cache directory and reused."""
 
-import subprocess
-import sys
-
 import pytest
 
 from llm_errors import RULES
@@ -82,25 +79,14 @@ def test_known_expressions_are_bounded(monkeypatch):
 
 
 @pytest.mark.integration
-def test_the_command_line_loads_the_stored_expressions(tmp_path, monkeypatch):
+def test_the_command_line_loads_the_stored_expressions(tmp_path, monkeypatch, calls_in_two_runs):
     """A second run writes no expression: the filter's come from the table."""
     pytest.importorskip("hyperscan")
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
-    code = (
-        "import sys; from llm_errors.logs import _superset;"
-        "calls = [];"
+    written = calls_in_two_runs(
+        "from llm_errors.logs import _superset; calls = [];"
         "real = _superset._written;"
-        "_superset._written = lambda p: calls.append(p) or real(p);"
-        "from llm_errors.logs._cli import main;"
-        "main(['classify', '--format', 'jsonl', '/dev/null']);"
-        "print(len(calls), file=sys.stderr)"
+        "_superset._written = lambda p: calls.append(p) or real(p)"
     )
-    runs = [
-        subprocess.run(  # noqa: S603 - our own code
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        )
-        for _ in range(2)
-    ]
-    written = [int(run.stderr.strip().splitlines()[-1]) for run in runs]
     assert written[0] >= len(RULES)
     assert written[1] == 0

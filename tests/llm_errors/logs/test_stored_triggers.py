@@ -1,8 +1,5 @@
 """The rules' trigger words are stored in the cache directory and given to the matcher."""
 
-import subprocess
-import sys
-
 import pytest
 
 from llm_errors import RULES
@@ -77,25 +74,14 @@ def test_another_trigger_analysis_reads_another_table(tmp_path, monkeypatch, cha
 
 
 @pytest.mark.integration
-def test_the_command_line_loads_the_stored_triggers(tmp_path, monkeypatch):
+def test_the_command_line_loads_the_stored_triggers(tmp_path, monkeypatch, calls_in_two_runs):
     """A second run derives no trigger: the classifier's come from the table."""
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
-    code = (
-        "import sys; from llm_errors._match import matcher, prefilter;"
-        "calls = [];"
+    derived = calls_in_two_runs(
+        "from llm_errors._match import matcher, prefilter; calls = [];"
         "real = prefilter.derive_triggers;"
         "prefilter.derive_triggers = lambda p: calls.append(p) or real(p);"
-        "matcher._derived = matcher.functools.lru_cache(maxsize=None)(prefilter.derive_triggers);"
-        "from llm_errors.logs._cli import main;"
-        "main(['classify', '--format', 'jsonl', '/dev/null']);"
-        "print(len(calls), file=sys.stderr)"
+        "matcher._derived = matcher.functools.lru_cache(maxsize=None)(prefilter.derive_triggers)"
     )
-    runs = [
-        subprocess.run(  # noqa: S603 - our own code
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        )
-        for _ in range(2)
-    ]
-    derived = [int(run.stderr.strip().splitlines()[-1]) for run in runs]
     assert derived[0] >= len(RULES)
     assert derived[1] == 0
