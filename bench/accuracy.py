@@ -18,25 +18,40 @@ its false retries (a non-retryable failure classified retryable) and missed retr
 write no rule from one (when it has been learned from, move it into the corpus and
 collect a new one).
 
+The words layer (``llm_errors._words``) is fitted on the corpus and on the message
+catalogues (``corpus/catalogues``), so its figures there are training figures too. Its
+honest measures are the sealed sets and a leave-family-out cross-validation: the corpus
+and the catalogues split into folds by family (a repository, or a web site: never one
+family on both sides), the weights fitted on the other folds (``tools/fit_words.py``,
+which needs the ``dev`` group), each string classified by the rules and, where they
+leave it, by the fold's weights; printed per code with the words layer off and on. The
+rules were written from the corpus, so only the words layer's part of it is unseen.
+
     python bench/accuracy.py              # every part, 30 misses each
     python bench/accuracy.py --misses 200 # more misses
+    python bench/accuracy.py --no-cv      # without the cross-validation (no dev group)
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import json
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from llm_errors import DEFAULT_RETRYABLE_CODES, ErrorCode, classify
+from llm_errors import DEFAULT_RETRYABLE_CODES, Classifier, ErrorCode, Layer, classify
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "llm_errors" / "corpus"
 #: Strings collected after the rules were written, never used to write one.
 SEALED = CORPUS / "sealed"
+#: Messages mined from the code that emits them: training data of the words layer.
+CATALOGUES = CORPUS / "catalogues"
+FIT_WORDS = Path(__file__).resolve().parents[1] / "tools" / "fit_words.py"
 #: One source in this many is held out (by the hash of the source, never of the text).
 HOLD_OUT = 5
 
@@ -157,6 +172,68 @@ def _confusion(verdicts: Sequence[Verdict]) -> None:
             print(f"{label.value:<17}" + "".join(f"{n or '.':>7}" for n in row))
 
 
+def _fit_words():  # noqa: ANN202 - a script loaded by path
+    spec = importlib.util.spec_from_file_location("fit_words", FIT_WORDS)
+    assert spec is not None  # noqa: S101
+    assert spec.loader is not None  # noqa: S101
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def cross_validate(entries: Sequence[Entry]) -> tuple[list[Verdict], list[Verdict]]:
+    """Leave-family-out verdicts on ``entries``: the rules alone, and rules then words.
+
+    In each fold the words layer's weights (and thresholds, as shipped) are fitted on the
+    other folds' families only.
+    """
+    from sklearn.model_selection import GroupKFold  # noqa: PLC0415 - the dev group only
+
+    from llm_errors._words.model import WordsModel, shipped  # noqa: PLC0415
+
+    fit_words = _fit_words()
+    examples = [fit_words.Example(e.text, e.code, fit_words.family(e.source)) for e in entries]
+    shares = dict(zip(shipped().codes, shipped().thresholds, strict=True))
+    retryable = min(shares[code] for code in DEFAULT_RETRYABLE_CODES)
+    permanent = min(shares[code] for code in ErrorCode if code not in DEFAULT_RETRYABLE_CODES)
+    rules = Classifier(words=False)
+    off: list[Verdict] = []
+    on: list[Verdict] = []
+    groups = [example.family for example in examples]
+    for train, test in GroupKFold(n_splits=fit_words.FOLDS).split(examples, groups=groups):
+        words = WordsModel(fit_words.fit([examples[i] for i in train], retryable, permanent))
+        for i in test:
+            entry = entries[i]
+            by_rules = rules.classify(entry.text)
+            off.append(Verdict(entry, by_rules.code, by_rules.rule))
+            found = words.decide(entry.text) if by_rules.layer is Layer.FALLBACK else None
+            on.append(
+                Verdict(entry, found.code, f"words.{found.code}") if found is not None else off[-1]
+            )
+    return off, on
+
+
+def report_cross_validation(off: Sequence[Verdict], on: Sequence[Verdict]) -> None:
+    """Print the cross-validation per code, the words layer off and on."""
+    print(f"\n=== leave-family-out cross-validation: {len(on)} strings ===")
+    print(f"{'':<24} {'n':>5} {'exact off':>10} {'exact on':>9} {'retry off':>10} {'retry on':>9}")
+    rows: dict[str, tuple[list[Verdict], list[Verdict]]] = defaultdict(lambda: ([], []))
+    for without, with_words in zip(off, on, strict=True):
+        for name in (without.entry.code.value, "all"):
+            rows[name][0].append(without)
+            rows[name][1].append(with_words)
+    for name, (without, with_words) in sorted(rows.items(), key=lambda kv: -len(kv[1][0])):
+        print(
+            f"{name:<24} {len(without):>5} {share(without, 'exact'):>10.1%} "
+            f"{share(with_words, 'exact'):>9.1%} {share(without, 'retry_agrees'):>10.1%} "
+            f"{share(with_words, 'retry_agrees'):>9.1%}"
+        )
+    print(
+        f"false retries: {sum(v.false_retry for v in off)} off, {sum(v.false_retry for v in on)} on"
+    )
+
+
 def report(name: str, verdicts: Sequence[Verdict], misses: int) -> None:
     """Print one part's figures, tables and misses."""
     sources = {v.entry.source for v in verdicts}
@@ -166,9 +243,14 @@ def report(name: str, verdicts: Sequence[Verdict], misses: int) -> None:
     false = sum(v.false_retry for v in verdicts)
     missed = sum(v.missed_retry for v in verdicts)
     fallen = sum(not v.exact and v.rule == "fallback" for v in verdicts)
+    by_words = [v for v in verdicts if v.rule.startswith("words.")]
     print(f"false retries:       {false} ({share(verdicts, 'false_retry'):.1%})")
     print(f"missed retries:      {missed} ({share(verdicts, 'missed_retry'):.1%})")
     print(f"misses to fallback:  {fallen} of {sum(not v.exact for v in verdicts)}")
+    print(
+        f"by the words layer:  {len(by_words)}, {sum(v.exact for v in by_words)} exact, "
+        f"{sum(v.false_retry for v in by_words)} false retries"
+    )
     by_code: dict[str, list[Verdict]] = defaultdict(list)
     by_provider: dict[str, list[Verdict]] = defaultdict(list)
     for verdict in verdicts:
@@ -191,6 +273,9 @@ def report(name: str, verdicts: Sequence[Verdict], misses: int) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--misses", type=int, default=30, help="misses listed per part")
+    parser.add_argument(
+        "--no-cv", action="store_true", help="leave out the cross-validation (no dev group)"
+    )
     args = parser.parse_args(argv)
     entries = load()
     verdicts = judge(entries)
@@ -198,11 +283,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     held = [v for v in verdicts if held_out(v.entry)]
     report("training (four fifths)", training, args.misses)
     report("held-out fifth", held, args.misses)
+    catalogues = judge(load(CATALOGUES))
+    report("message catalogues (words training data)", catalogues, args.misses)
     summary = (
         f"\naccuracy: training exact {share(training, 'exact'):.1%} retry "
         f"{share(training, 'retry_agrees'):.1%}; held-out exact {share(held, 'exact'):.1%} "
-        f"retry {share(held, 'retry_agrees'):.1%} ({len(entries)} strings)"
+        f"retry {share(held, 'retry_agrees'):.1%} ({len(entries)} strings); catalogues exact "
+        f"{share(catalogues, 'exact'):.1%} ({len(catalogues)} strings)"
     )
+    if not args.no_cv:
+        off, on = cross_validate(entries + [v.entry for v in catalogues])
+        report_cross_validation(off, on)
+        summary += (
+            f"; cross-validated exact {share(off, 'exact'):.1%} without words, "
+            f"{share(on, 'exact'):.1%} with"
+        )
     for path in sealed_sets():
         sealed = judge(load(path))
         report(f"sealed {path.stem} (collected after the rules)", sealed, args.misses)

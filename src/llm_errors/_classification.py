@@ -21,6 +21,11 @@ class Layer(enum.StrEnum):
     """An HTTP status, a provider error body's ``type``/``code``, or headers."""
     TEXT = "text"
     """The flattened message text, matched against the pattern table."""
+    WORDS = "words"
+    """No rule decided; the words of the text did (weights fitted on the corpus).
+
+    .. versionadded:: 0.3.0
+    """
     FALLBACK = "fallback"
     """Nothing matched: ``PROVIDER_ERROR``."""
 
@@ -34,7 +39,8 @@ class Classification:
         retryable: Whether ``code`` is retryable under the classifier's retryable set.
         retry_after: Seconds the server asked to wait, when it said so.
         status: The HTTP status found in the evidence, if any.
-        rule: The id of the rule that decided (``"fallback"`` when none did).
+        rule: The id of the rule that decided (``"fallback"`` when none did;
+            ``"words.<CODE>"`` when the words layer did).
         layer: The kind of evidence that decided.
     """
 

@@ -17,6 +17,10 @@ wins:
    beats plain wordings while quota, context-overflow and content-filter wordings
    beat a status.
 
+5. **words**: when no rule of those layers decides, the words of the texts the input
+   holds (``_words``): weights fitted on the corpus, deciding only above a threshold
+   chosen for precision. A rule always outranks them, users' rules included.
+
 Afterwards a rate limit whose stated wait is over an hour is a quota
 (``policy.long-reset``). ``classify`` never raises; unknown input is
 ``PROVIDER_ERROR`` with rule ``fallback``.
@@ -47,6 +51,9 @@ from llm_errors._rules.exceptions import ExceptionRule, lookup_errno, lookup_exc
 from llm_errors._rules.rule import Rule
 from llm_errors._rules.status import BODY_TYPES, normalize_identifier, status_from_text, status_rule
 from llm_errors._taxonomy import DEFAULT_RETRYABLE_CODES, ErrorCode, LlmError
+from llm_errors._words.features import TEXT_LIMIT as WORDS_TEXT_LIMIT
+from llm_errors._words.model import FILE as WORDS_FILE
+from llm_errors._words.model import WordsModel, WordsVerdict, shipped
 
 __all__ = ["POLICIES", "Classifier", "Explanation", "classify", "explain"]
 
@@ -95,6 +102,12 @@ POLICIES: Final[Mapping[str, _Policy]] = {
         "Our own LlmError already carries its code.",
         "llm_errors._taxonomy.LlmError",
     ),
+    "words": _Policy(
+        "No rule decided; the words of the text point to this code with a share above the "
+        "threshold chosen for precision (the words listed weighed most).",
+        f"src/llm_errors/_words/{WORDS_FILE}, fitted on tests/llm_errors/corpus by "
+        "tools/fit_words.py",
+    ),
     "fallback": _Policy(
         "No rule matched; PROVIDER_ERROR is the non-retryable catch-all for genuinely "
         "unclassified failures.",
@@ -114,8 +127,11 @@ class Explanation:
         example: A real-world example of the rule (or the exception type's name).
         matched: The evidence that decided: the matched text (redacted), the
             exception type, or the status / error type value.
+        words: For a verdict of the words layer, the words that weighed most for
+            its code, with their weights, strongest first.
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.3.0 ``words``.
     """
 
     classification: Classification
@@ -123,6 +139,7 @@ class Explanation:
     source: str | None
     example: str | None
     matched: str | None
+    words: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +223,8 @@ class Classifier:
             new rules are tried before all built-in ones. Rules placed at the same
             spot keep the order given.
         retryable_codes: The codes reported as ``retryable``.
+        words: Whether :meth:`classify` reads the words of a text no rule decided
+            (the words layer); ``False`` leaves such a text to the fallback.
 
     Raises:
         ValueError: A rule's pattern does not compile (the message names the rule id),
@@ -215,6 +234,7 @@ class Classifier:
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0 ``before``/``after`` placement of extra rules.
+    .. versionchanged:: 0.3.0 the words layer, and ``words`` to leave it out.
     """
 
     def __init__(
@@ -222,12 +242,14 @@ class Classifier:
         *,
         extra_rules: Iterable[Rule] = (),
         retryable_codes: Iterable[ErrorCode] = DEFAULT_RETRYABLE_CODES,
+        words: bool = True,
     ) -> None:
         self.rules: tuple[Rule, ...] = _merge_rules(extra_rules)
         self.retryable_codes: frozenset[ErrorCode] = frozenset(
             ErrorCode(code) for code in retryable_codes
         )
         self._matcher = TextMatcher(self.rules)
+        self._words: WordsModel | None = _shipped_words() if words else None
         self._match = self._matcher.match
         self._rank = {rule.id: position for position, rule in enumerate(self.rules)}
         self._by_id = {rule.id: rule for rule in self.rules}
@@ -273,7 +295,24 @@ class Classifier:
 
     # ------------------------------------------------------------------ public API
     def classify(self, obj: object) -> Classification:
-        """Route ``obj`` (exception, message, error body or log record); never raises."""
+        """Route ``obj`` (exception, message, error body or log record); never raises.
+
+        The rules decide (:meth:`by_rules`); where none does, the words layer
+        (:meth:`by_words`), unless the classifier was built with ``words=False``.
+        """
+        verdict = self.by_rules(obj)
+        if verdict is self._fallback and self._words is not None:
+            return self.by_words(obj)
+        return verdict
+
+    def by_rules(self, obj: object) -> Classification:
+        """:meth:`classify` by the rules alone: the fallback where no rule decides.
+
+        What a log scanner asks of a line no error marker flags: only a rule makes
+        it an error.
+
+        .. versionadded:: 0.3.0
+        """
         try:
             if type(obj) is str and obj[:1] not in _JSON_LEAD and len(obj) <= MAX_INPUT:
                 # The hot path of log scanning: most lines match no trigger at all.
@@ -286,6 +325,17 @@ class Classifier:
             return self._fallback
         return self._classification(decision)
 
+    def by_words(self, obj: object) -> Classification:
+        """The words layer's verdict on the texts ``obj`` holds: the fallback below its threshold.
+
+        For an input the rules left to the fallback (:meth:`classify` asks it then);
+        also the fallback when the classifier was built with ``words=False``.
+
+        .. versionadded:: 0.3.0
+        """
+        found = self._by_words(obj)
+        return self._fallback if found is None else self._classification(found[0])
+
     def __call__(self, obj: object) -> Classification:
         """Same as :meth:`classify`, so a classifier is a ``Callable[[object], Classification]``."""
         return self.classify(obj)
@@ -297,6 +347,18 @@ class Classifier:
         except Exception:  # noqa: BLE001 - explaining must never raise either
             decision = None
         if decision is None:
+            found = self._by_words(obj)
+            if found is not None:
+                by_words, verdict = found
+                policy = POLICIES["words"]
+                return Explanation(
+                    self._classification(by_words),
+                    policy.why,
+                    policy.source,
+                    None,
+                    None,
+                    verdict.words,
+                )
             policy = POLICIES["fallback"]
             return Explanation(self._fallback, policy.why, policy.source, None, None)
         why, source, example = self._describe(decision.rule)
@@ -304,6 +366,22 @@ class Classifier:
         return Explanation(self._classification(decision), why, source, example, matched)
 
     # ------------------------------------------------------------------ internals
+    def _by_words(self, obj: object) -> tuple[_Decision, WordsVerdict] | None:
+        if self._words is None:
+            return None
+        try:
+            text = _words_text(obj)
+            verdict = self._words.decide(text)
+        except Exception:  # noqa: BLE001 - classification must never raise
+            return None
+        if verdict is None:
+            return None
+        decision = _Decision(verdict.code, f"words.{verdict.code}", Layer.WORDS)
+        finished = self._finish(
+            decision, text=text, headers=(), hints=(), status=status_from_text(text)
+        )
+        return finished, verdict
+
     def _classification(self, decision: _Decision) -> Classification:
         return self._verdict(
             decision.code, decision.rule, decision.layer, decision.status, decision.retry_after
@@ -531,6 +609,48 @@ class Classifier:
             retry_after = retry_after_from_text(text)
         code, rule = _long_reset(decision.code, decision.rule, retry_after)
         return _Decision(code, rule, decision.layer, status, retry_after, decision.matched)
+
+
+@functools.cache
+def _shipped_words() -> WordsModel:
+    """The shipped weights, read once per process."""
+    return shipped()
+
+
+def _words_text(obj: object) -> str:
+    """The texts ``obj`` holds, as the words layer reads them (bounded).
+
+    A message, or a JSON body's messages and identifiers; an exception's type names
+    (``urllib3.exceptions.InvalidChunkLength`` says what happened; a built-in one such
+    as ``ValueError`` says nothing the exception rules do not) and messages along its
+    explicit chain (policy explicit-cause); a mapping's or an object's messages and
+    identifiers.
+    """
+    if isinstance(obj, bytes | bytearray):
+        obj = bytes(obj[:WORDS_TEXT_LIMIT]).decode("utf-8", errors="replace")
+    if isinstance(obj, str):
+        stripped = obj[:MAX_INPUT].strip()
+        parsed = _json_object(stripped) if stripped[:1] == "{" else None
+        if parsed is None:
+            return obj[:WORDS_TEXT_LIMIT]
+        obj = parsed
+    evidence = Evidence()
+    if isinstance(obj, BaseException):
+        for node in walk_exceptions(obj, linked=explicit_links):
+            kind = type(node)
+            if kind.__module__ != "builtins":
+                evidence.add_text(f"{kind.__module__}.{kind.__qualname__}")
+            gather_object(node, evidence)
+            message = _message(node)
+            if message is not None:
+                evidence.add_text(message)
+    elif isinstance(obj, Mapping):
+        gather_mapping(obj, evidence)
+    else:
+        gather_object(obj, evidence)
+    for identifier in evidence.identifiers:
+        evidence.add_text(identifier)
+    return evidence.text()[:WORDS_TEXT_LIMIT]
 
 
 def _message(exc: BaseException) -> str | None:

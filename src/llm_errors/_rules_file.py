@@ -92,7 +92,7 @@ def _missed(classifier: Classifier, rule: Rule) -> list[RulesFileError]:
             ),
         )
         for number, example in enumerate(rule.examples)
-        if (verdict := classifier.classify(example.text)).rule != rule.id
+        if (verdict := classifier.by_rules(example.text)).rule != rule.id
         or verdict.code is not rule.code
     ]
 
@@ -205,7 +205,7 @@ def check_builtin() -> FileCheck:
         else:
             compiled = _re.compile(rule.pattern, FLAGS)
             for number, example in enumerate(rule.examples):
-                verdict = classifier.classify(example.text)
+                verdict = classifier.by_rules(example.text)
                 matches = compiled.search(example.text) is not None
                 if not matches or verdict.code is not rule.code:
                     found.append(

@@ -290,8 +290,12 @@ def test_policy_rules_in_flattened_text(text, code):
     ],
 )
 def test_tricky_negatives_fall_back(text):
-    """Numbers outside a status context and words out of context are no evidence."""
-    result = classify(text)
+    """Numbers outside a status context and words out of context are no rule's evidence.
+
+    (The words layer reads the words of failures; whether a text is one is never its
+    call: a log scanner asks it only about errors, docs/classifier.md.)
+    """
+    result = Classifier(words=False).classify(text)
     assert result == Classification(code=E.PROVIDER_ERROR, retryable=False)
 
 

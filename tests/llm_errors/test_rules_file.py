@@ -72,7 +72,7 @@ def vertex(placement: str = "") -> str:
 
 def test_a_checked_rule_classifies_what_no_built_in_rule_knew():
     """The loaded rules work in a Classifier: the unmatched message now has its code."""
-    assert Classifier().classify(CLAUDE).rule == "fallback"
+    assert Classifier().by_rules(CLAUDE).rule == "fallback"
     rules = from_toml(CLAUDE_RULE.format(pattern=CLAUDE_PATTERN), name="mine.toml")
     verdict = Classifier(extra_rules=rules).classify(CLAUDE)
     assert (verdict.code, verdict.rule) == (ErrorCode.CONTEXT_OVERFLOW, rules[0].id)

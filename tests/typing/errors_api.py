@@ -51,6 +51,9 @@ rule = Rule(
 custom = Classifier(extra_rules=[rule])
 as_callable: Callable[[object], Classification] = custom
 assert_type(custom.classify("acme gateway hiccup"), Classification)
+assert_type(custom.by_rules("acme gateway hiccup"), Classification)
+assert_type(Classifier(words=False).by_words("stream closed"), Classification)
+assert_type(explain("stream closed").words, tuple[tuple[str, float], ...])
 assert_type(parse_retry_after({"retry-after": "2"}), float | None)
 assert_type(llm_errors.DEFAULT_RETRYABLE_CODES, frozenset[ErrorCode])
 

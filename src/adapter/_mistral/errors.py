@@ -271,6 +271,7 @@ def _describe(prefix: str, kind: str | None, code: str | None, text: str | None)
 
 def _classified(
     message: str,
+    said: str | None,
     *,
     status: int | None,
     kind: str | None,
@@ -283,10 +284,17 @@ def _classified(
     """Ask the classifier for the code and build the matching typed error.
 
     The evidence is what the classifier reads best: the status, the provider's
-    ``type``/``code``, the headers (``Retry-After``) and our bounded message.
+    ``type``/``code``, the headers (``Retry-After``) and what the provider ``said``
+    (bounded), never our own framing of it (its words are ours, not the failure's).
     """
-    fields = {"status": status, "headers": headers, "type": kind, "code": code}
-    evidence = {"message": message} | {k: v for k, v in fields.items() if v is not None}
+    fields = {
+        "message": _bounded(said) if said else None,
+        "status": status,
+        "headers": headers,
+        "type": kind,
+        "code": code,
+    }
+    evidence = {k: v for k, v in fields.items() if v is not None}
     verdict = classify(evidence)
     return error_class_for(verdict.code)(
         message,
@@ -326,6 +334,7 @@ def error_from_response(
     message = _describe(f"Mistral HTTP {status} {_status_phrase(status)}", kind, code, extracted)
     return _classified(
         message,
+        extracted,
         status=status,
         kind=kind,
         code=code,
@@ -369,9 +378,11 @@ def error_from_payload(
         raw_status if isinstance(raw_status, int) and not isinstance(raw_status, bool) else None
     )
     where = f" at chunk {position}" if position is not None else ""
-    message = _describe(f"Mistral stream error{where}", kind, code, _message_of(payload))
+    said = _message_of(payload)
+    message = _describe(f"Mistral stream error{where}", kind, code, said)
     return _classified(
         message,
+        said,
         status=status,
         kind=kind,
         code=code,

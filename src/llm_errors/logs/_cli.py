@@ -35,7 +35,7 @@ from llm_errors.logs._rules_command import (
     load_args_rules,
 )
 from llm_errors.logs._run import Run, add_input_options, add_run_options
-from llm_errors.logs._scan import Finding, InputMode, Problem, ProblemKind, subjects
+from llm_errors.logs._scan import UNDECIDED, Finding, InputMode, Problem, ProblemKind, subjects
 from llm_errors.logs._stored import store_patterns
 from llm_errors.logs._suggest import add_suggest_command
 from llm_errors.logs._tally import Tally
@@ -293,8 +293,10 @@ def _explain_command(args: argparse.Namespace) -> int:
     text = sys.stdin.read(_EXPLAIN_LIMIT) if words == ["-"] else " ".join(words)
     explain = classifier_for(args.user_rules).explain
     candidates = [explain(subject) for subject in subjects(text)]
+    # The first a rule decides; else the first the words layer decides; else the first.
     best = next(
-        (c for c in candidates if c.classification.layer is not Layer.FALLBACK), candidates[0]
+        (c for c in candidates if c.classification.layer not in UNDECIDED),
+        next((c for c in candidates if c.classification.layer is Layer.WORDS), candidates[0]),
     )
     record = explanation_record(best)
     if args.json:

@@ -237,7 +237,9 @@ def scan_part(task: Task) -> Part:
     """Scan one range (in a worker process)."""
     part = Part()
     classifier = classifier_for(task.rules)
-    scanner = Scanner(classifier.classify, mode=task.mode, field=task.field)
+    scanner = Scanner(
+        classifier.by_rules, mode=task.mode, field=task.field, words=classifier.by_words
+    )
     context = LineContext(end=task.end_line) if task.dated else None
 
     jsonl = task.jsonl

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
 from typing import Any, Final
 
-from llm_errors import Classification, Explanation, Layer, redact
-from llm_errors.logs._scan import Finding, ProblemKind, excerpt_json
+from llm_errors import Classification, Explanation, redact
+from llm_errors.logs._scan import UNDECIDED, Finding, ProblemKind, excerpt_json
 from llm_errors.logs._tally import Tally
 
 __all__ = [
@@ -89,7 +89,7 @@ def _verdict_keys(verdict: Classification) -> str:
             "retryable": verdict.retryable,
             "retry_after": verdict.retry_after,
             "status": verdict.status,
-            "matched": verdict.layer is not Layer.FALLBACK,  # (``Finding.matched``)
+            "matched": verdict.layer not in UNDECIDED,  # (``Finding.matched``)
         }
     )[1:-1]
 
@@ -276,6 +276,7 @@ def explanation_record(explanation: Explanation) -> dict[str, Any]:
         "why": explanation.why,
         "source": explanation.source,
         "example": explanation.example,
+        "words": [[word, weight] for word, weight in explanation.words] or None,
     }
 
 
@@ -293,5 +294,7 @@ def render_explanation(record: dict[str, Any]) -> str:
             if value is None
             else ("yes" if value is True else "no" if value is False else value)
         )
+        if key == "words" and value:
+            shown = ", ".join(f"{word} {weight:+.2f}" for word, weight in value)
         lines.append(f"{key:<{width}}{printable(str(shown))}")
     return "\n".join(lines) + "\n"

@@ -206,8 +206,13 @@ class Run:
                 self.tally.files += 1
                 self._begin(source.name)
                 self.progress = self._progress(source)
-                classify = classifier_for(self.args.user_rules).classify
-                scanner = Scanner(classify, mode=self.args.input, field=self.args.field)
+                classifier = classifier_for(self.args.user_rules)
+                scanner = Scanner(
+                    classifier.by_rules,
+                    mode=self.args.input,
+                    field=self.args.field,
+                    words=classifier.by_words,
+                )
                 self._number = self._bytes = 0
                 try:
                     self._read(source, scanner)

@@ -8,16 +8,18 @@ held-back finding.
 
 Which lines are errors:
 
-* a line or JSON record the classifier routes anywhere but ``fallback``;
-* a line or record with an error marker whose classification is ``fallback``:
-  an *unmatched* error. Markers are an upper-case level word (``ERROR``,
-  ``CRITICAL``, ``FATAL``, ``SEVERE``, ``PANIC``, ``ALERT``, ``EMERG``, ``CRIT``,
-  ``ERR``), ``level=error`` and its kin (``levelname``, ``severity``, ``lvl``;
-  any case), a word ending in ``Error`` or ``Exception``, ``Traceback``, a
-  lower-case ``error:``, ``panic:``, ``Uncaught``/``Unhandled``; in a JSON record also a level field
-  (``level``, ``levelname``, ``severity``, ``log.level``, ``lvl``) saying error or
-  worse (a pino/bunyan level of 50 or more), or a non-empty ``error``, ``err``,
-  ``exception``, ``exc_info``, ``exc_text``, ``stack_trace`` or ``traceback`` field;
+* a line or JSON record a rule routes anywhere (the words layer never makes an error:
+  its verdicts count as ``fallback`` here);
+* a line or record with an error marker that no rule decides: an *unmatched* error, its
+  code the words layer's where that decides (``Scanner``'s ``words``). Markers are an
+  upper-case level word (``ERROR``, ``CRITICAL``, ``FATAL``, ``SEVERE``, ``PANIC``,
+  ``ALERT``, ``EMERG``, ``CRIT``, ``ERR``), ``level=error`` and its kin (``levelname``,
+  ``severity``, ``lvl``; any case), a word ending in ``Error`` or ``Exception``,
+  ``Traceback``, a lower-case ``error:``, ``panic:``, ``Uncaught``/``Unhandled``; in a
+  JSON record also a level field (``level``, ``levelname``, ``severity``, ``log.level``,
+  ``lvl``) saying error or worse (a pino/bunyan level of 50 or more), or a non-empty
+  ``error``, ``err``, ``exception``, ``exc_info``, ``exc_text``, ``stack_trace`` or
+  ``traceback`` field;
 * a Python traceback, from its header to its final exception line and through
   its chained causes, is one error. A log line flagged as an error right before
   the header (what ``logger.exception`` writes) joins it. The most reliable
@@ -169,8 +171,13 @@ _RANK = {
     Layer.EXCEPTION: 1,
     Layer.STATUS: 2,
     Layer.TEXT: 3,
+    # No rule decided either: which text an error is shown by is never the words' call.
+    Layer.WORDS: 4,
     Layer.FALLBACK: 4,
 }
+#: The layers of a verdict no rule gave: they never make a line an error on their own,
+#: and such an error counts as unmatched (a rule would say what it is).
+UNDECIDED: Final = frozenset({Layer.WORDS, Layer.FALLBACK})
 
 
 class InputMode(enum.StrEnum):
@@ -224,8 +231,8 @@ class Finding(NamedTuple):
 
     @property
     def matched(self) -> bool:
-        """Whether a rule decided (``False``: an unmatched error, ``PROVIDER_ERROR``)."""
-        return self.classification.layer is not Layer.FALLBACK
+        """Whether a rule decided (else unmatched: the words layer's code or the fallback)."""
+        return self.classification.layer not in UNDECIDED
 
 
 class _Missing(enum.Enum):
@@ -354,19 +361,23 @@ def _better(first: tuple[Classification, str], second: tuple[Classification, str
     return _RANK[second[0].layer] < _RANK[first[0].layer]
 
 
-def _classify_traceback(parsed: ParsedTraceback, classify: Classify) -> tuple[Classification, str]:
-    """Classify the rebuilt chain; if no rule decides, try each exception line as text."""
+def _classify_traceback(
+    parsed: ParsedTraceback, classify: Classify, words: Classify | None
+) -> tuple[Classification, str]:
+    """Classify the rebuilt chain; if no rule decides, each exception line, then the words."""
     exc = parsed.to_exception()
     final = parsed.final
     if exc is None or final is None:
         text = "Traceback (most recent call last): cut off before its exception line"
         return classify(text), text
     verdict = classify(exc)
-    if verdict.layer is Layer.FALLBACK:
+    if verdict.layer in UNDECIDED:
         for line in reversed(parsed.exceptions):
             by_text = classify(line.text)
-            if by_text.layer is not Layer.FALLBACK:
+            if by_text.layer not in UNDECIDED:
                 return by_text, final.text
+        if verdict.layer is Layer.FALLBACK and words is not None:
+            verdict = words(exc)
     return verdict, final.text
 
 
@@ -422,7 +433,7 @@ def _record_flagged(record: Mapping[str, object]) -> bool:
 
 def _reported(record: Mapping[str, object], verdict: Classification, text: str) -> bool:
     """Whether a record is a finding: a rule decided, or it says it reports an error."""
-    return verdict.layer is not Layer.FALLBACK or _record_flagged(record) or has_marker(text)
+    return verdict.layer not in UNDECIDED or _record_flagged(record) or has_marker(text)
 
 
 def _first_text(record: Mapping[str, object], paths: Sequence[Sequence[str]]) -> str | None:
@@ -512,10 +523,15 @@ class Scanner:
     """Fed the lines of one input in order; returns the findings and problems they reveal.
 
     Args:
-        classify: The classifier (``llm_errors.classify`` or a ``Classifier``).
+        classify: The classifier (``llm_errors.classify``, a ``Classifier`` or its
+            :meth:`~llm_errors.Classifier.by_rules`): what it routes by a rule is an error.
         mode: Whether lines are plain text, JSON Lines, or detected per line.
         field: A dotted path to the message in each JSON record; without it the
             whole record goes to the classifier as a mapping.
+        words: Asked for the code of an error ``classify`` left to the fallback
+            (:meth:`~llm_errors.Classifier.by_words`), and only then: with
+            ``classify=classifier.by_rules``, the words layer costs nothing on the
+            lines that are not errors.
 
     A plain-text line with an error-marker hint (:data:`MARKER_HINTS`: the lines that
     repeat as errors) is classified as its canonical form (``_prefix.canonical``: the
@@ -534,10 +550,15 @@ class Scanner:
         *,
         mode: InputMode = InputMode.AUTO,
         field: str | None = None,
+        words: Classify | None = None,
     ) -> None:
         self._classify = classify
+        self._words = words
         # Keyed on the canonical line (``_prefix.canonical``): the exact text classified.
         self._line_verdict = functools.lru_cache(maxsize=VERDICT_CACHE_LIMIT)(classify)
+        self._line_words = (
+            None if words is None else functools.lru_cache(maxsize=VERDICT_CACHE_LIMIT)(words)
+        )
         self._mode = mode
         self._field = tuple(field.split(".")) if field else None
         self._traceback: TracebackParser | None = None
@@ -700,28 +721,34 @@ class Scanner:
             return Finding(held.line, group.end, held.kind, held.classification, held.text)
         text = group.text
         verdict = self._classify(text)
-        if verdict.layer is Layer.FALLBACK:
+        if verdict.layer in UNDECIDED:
             verdict = held.classification  # the error line's own verdict stands
+            if verdict.layer is Layer.FALLBACK and self._words is not None:
+                verdict = self._words(text)
         return Finding(held.line, group.end, held.kind, verdict, text)
 
     def _line(self, number: int, text: str) -> Finding | None:
         if not _hinted(text):
             return self._by_rules(number, text)
-        verdict = self._line_verdict(canonical(text))
-        if verdict.layer is Layer.FALLBACK and not _marked(text):
-            return None
+        line = canonical(text)
+        verdict = self._line_verdict(line)
+        if verdict.layer in UNDECIDED:
+            if not _marked(text):
+                return None
+            if verdict.layer is Layer.FALLBACK and self._line_words is not None:
+                verdict = self._line_words(line)
         return Finding(number, number, "line", verdict, text)
 
     def _by_rules(self, number: int, text: str) -> Finding | None:
         """A line without a marker: an error only if a rule decides (uncached: rarely repeats)."""
         verdict = self._classify(text)
-        if verdict.layer is Layer.FALLBACK:
+        if verdict.layer in UNDECIDED:
             return None
         return Finding(number, number, "line", verdict, text)
 
     def _close_traceback(self) -> Finding:
         assert self._traceback is not None  # noqa: S101 -- only called with one open
-        verdict, text = _classify_traceback(self._traceback.result(), self._classify)
+        verdict, text = _classify_traceback(self._traceback.result(), self._classify, self._words)
         first, last = self._traceback_lines
         header = self._traceback_header
         if header is not None:
@@ -758,10 +785,12 @@ class Scanner:
             verdict = self._classify(text)
             embedded = _embedded_traceback(text)
             if embedded is not None:
-                candidate = _classify_traceback(embedded, self._classify)
+                candidate = _classify_traceback(embedded, self._classify, self._words)
                 if _better((verdict, text), candidate):
                     verdict, text = candidate
             found = _reported(record, verdict, text)
+            if found and verdict.layer is Layer.FALLBACK and self._words is not None:
+                verdict = self._words(text)
         return Finding(number, number, "record", verdict, text) if found else None
 
     def _judge_mapping(
@@ -783,7 +812,10 @@ class Scanner:
         verdict, text = self._embedded(
             subject, self._classify(subject), told or _record_json(subject)
         )
-        known = (verdict, text, _reported(record, verdict, text))
+        reported = _reported(record, verdict, text)
+        if reported and verdict.layer is Layer.FALLBACK and self._words is not None:
+            verdict = self._words(subject)
+        known = (verdict, text, reported)
         if key is not None and told is not None:
             if len(verdicts) >= VERDICT_CACHE_LIMIT:
                 del verdicts[next(iter(verdicts))]
@@ -798,7 +830,7 @@ class Scanner:
             if isinstance(value, str):
                 embedded = _embedded_traceback(value)
                 if embedded is not None:
-                    candidate = _classify_traceback(embedded, self._classify)
+                    candidate = _classify_traceback(embedded, self._classify, self._words)
                     if _better((verdict, text), candidate):
                         return candidate
         return verdict, text

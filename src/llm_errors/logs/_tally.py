@@ -7,8 +7,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
 
-from llm_errors import Classification, ErrorCode, Layer
-from llm_errors.logs._scan import Finding, Problem, ProblemKind, excerpt
+from llm_errors import Classification, ErrorCode
+from llm_errors.logs._scan import UNDECIDED, Finding, Problem, ProblemKind, excerpt
 
 __all__ = ["WAITS_KEPT", "CappedCounter", "Tally", "Waits", "normalise"]
 
@@ -187,7 +187,7 @@ class Tally:
     def count(self, verdict: Classification, text: str) -> None:
         """Count one error by its verdict; ``text`` (raw) is read only if it is unmatched."""
         self.count_verdict(verdict, 1)
-        if verdict.layer is Layer.FALLBACK:
+        if verdict.layer in UNDECIDED:
             self.count_message(text)
 
     def count_message(self, text: str) -> None:
@@ -201,7 +201,7 @@ class Tally:
         self.by_rule[verdict.rule, verdict.code] += times
         self.retryable += verdict.retryable * times
         self.retryable_by_code[verdict.code] += verdict.retryable * times
-        if verdict.layer is Layer.FALLBACK:
+        if verdict.layer in UNDECIDED:
             self.unmatched += times
         if verdict.retry_after is not None:
             self.waits.add(verdict.retry_after, times)

@@ -611,8 +611,10 @@ def test_explain_prints_code_rule_rationale_and_source(capsys):
         "why",
         "source",
         "example",
+        "words",
     ]
     assert (fields["code"], fields["retryable"], fields["layer"]) == ("RATE_LIMIT", "yes", "text")
+    assert fields["words"] == "-"  # a rule decided
     assert fields["rule"] == "mistral.capacity"
     assert fields["matched"] == "Service tier capacity exceeded"
     assert fields["retry_after"] == "-"
@@ -639,7 +641,27 @@ def test_explain_joins_words_and_json_output(capsys):
         "why",
         "source",
         "example",
+        "words",
     }
+
+
+def test_explain_lists_the_words_that_decided(capsys):
+    """A verdict of the words layer names its layer and lists its words with their weights."""
+    status, out, _ = run(capsys, "explain", "stream closed before a finish_reason was received")
+    assert status == EXIT_OK
+    fields = explained(out)
+    assert (fields["code"], fields["layer"], fields["rule"]) == (
+        "TRANSPORT",
+        "words",
+        "words.TRANSPORT",
+    )
+    listed = dict(pair.rsplit(" ", 1) for pair in fields["words"].split(", "))
+    assert "closed" in listed
+    assert all(float(weight) > 0 for weight in listed.values())
+    message = "stream closed before a finish_reason was received"
+    status, out, _ = run(capsys, "explain", "--json", message)
+    record = json.loads(out)
+    assert [word for word, _ in record["words"]] == list(listed)
 
 
 def test_explain_json_body(capsys):

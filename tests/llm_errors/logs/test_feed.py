@@ -36,7 +36,7 @@ def _corpus_texts() -> list[str]:
 
 
 def test_may_match_is_exact_when_it_says_no():
-    """A line ``may_match`` turns down gets the fallback verdict, over the whole corpus."""
+    """A line ``may_match`` turns down is decided by no rule, over the whole corpus."""
     classifier = Classifier()
     wrong = []
     declined = 0
@@ -45,7 +45,7 @@ def test_may_match_is_exact_when_it_says_no():
             if classifier.may_match(line.encode()):
                 continue
             declined += 1
-            if classifier.classify(line).layer is not Layer.FALLBACK:
+            if classifier.by_rules(line).layer is not Layer.FALLBACK:
                 wrong.append(line[:120])
     assert wrong == []
     assert declined >= len(WORD_LINES)
@@ -55,7 +55,7 @@ def test_may_match_is_exact_when_it_says_no():
 def test_may_match_turns_down_lines_of_lone_trigger_words(line):
     """The words a rule needs beside its trigger are missing: no rule is a candidate."""
     assert not Classifier().may_match(line.encode())
-    assert classify(line).layer is Layer.FALLBACK
+    assert Classifier().by_rules(line).layer is Layer.FALLBACK
 
 
 @pytest.mark.parametrize(

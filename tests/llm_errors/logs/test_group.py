@@ -89,7 +89,7 @@ def test_the_error_lines_verdict_stands_when_no_rule_reads_the_whole():
         "    at map (native:1:11)"
     )
     [found] = scan(text)
-    assert (found.line, found.end_line, found.matched) == (1, 3, False)
+    assert (found.line, found.end_line, found.matched) == (1, 3, False)  # no rule decided
 
 
 def test_a_group_is_dated_and_named_at_its_first_line():

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from llm_errors import ErrorCode, Layer, classify
+from llm_errors import Classification, Classifier, ErrorCode, Layer, classify
 from llm_errors._redact import inert, redact, scrub
 from llm_errors.engine import MAX_VALUES, NATIVE
 from llm_errors.logs import _prefix, _scan
@@ -718,3 +718,78 @@ def test_the_hint_shortcut_is_the_hint_search(text):
     """``_hinted`` answers as the search of every marker hint does (its shortcuts are hints)."""
     assert {"ERR", "rror"} <= set(_scan.MARKER_HINTS)
     assert _scan._hinted(text) is (_scan._MARKER_HINT.search(text) is not None)
+
+
+# ---------------------------------------------------------------- the words layer
+# Quoted in issue 22 as a recoverable failure no rule knew (the seed-003 family).
+_SEED_LIKE = "stream closed before a finish_reason was received"
+
+
+class _Counting:
+    """A classifier's ``by_words`` that counts what it was asked about."""
+
+    def __init__(self) -> None:
+        self.classifier = Classifier()
+        self.asked: list[object] = []
+
+    def __call__(self, obj: object) -> Classification:
+        self.asked.append(obj)
+        return self.classifier.by_words(obj)
+
+
+def _words_scan(lines: list[str], mode: InputMode = InputMode.AUTO) -> tuple[list, _Counting]:
+    words = _Counting()
+    scanner = Scanner(words.classifier.by_rules, mode=mode, words=words)
+    found = []
+    for number, line in enumerate(lines, 1):
+        found += scanner.feed(number, line)
+    return [*found, *scanner.finish()], words
+
+
+def test_the_words_name_an_error_and_never_make_one():
+    """A marked line no rule decides gets the words' code; the same words unmarked are no error."""
+    found, words = _words_scan([f"2026-07-22 10:00:00 ERROR worker: {_SEED_LIKE}", _SEED_LIKE])
+    [error] = found
+    assert (error.line, error.classification.layer) == (1, Layer.WORDS)
+    assert error.classification.code is ErrorCode.TRANSPORT
+    assert not error.matched  # no rule decided: it is still listed as unmatched
+    assert len(words.asked) == 1  # only the error was read by the words layer
+
+
+def test_the_words_layer_is_not_asked_about_what_a_rule_decided():
+    """A rule's verdict stands; the words are never read for it."""
+    found, words = _words_scan(["ERROR worker: Connection reset by peer"])
+    [error] = found
+    assert error.classification.layer is Layer.TEXT
+    assert words.asked == []
+
+
+def test_with_the_full_classify_the_words_still_make_no_error():
+    """``Scanner(classify)``: a words verdict on an unmarked line does not make it an error."""
+    assert classify(_SEED_LIKE).layer is Layer.WORDS
+    assert scan(_SEED_LIKE) == []
+    [error] = scan(f"ERROR {_SEED_LIKE}")
+    assert error.classification.layer is Layer.WORDS
+
+
+def test_a_flagged_record_gets_the_words_code_an_unflagged_one_is_no_error():
+    """JSON lines: the level says error, the words say which; without the level, nothing."""
+    flagged = json.dumps({"level": "error", "msg": _SEED_LIKE})
+    plain = json.dumps({"level": "info", "msg": _SEED_LIKE})
+    found, words = _words_scan([plain, flagged], mode=InputMode.JSONL)
+    [error] = found
+    assert (error.line, error.classification.layer) == (2, Layer.WORDS)
+    assert len(words.asked) == 1
+
+
+def test_a_traceback_no_rule_decides_is_read_by_its_words():
+    """The rebuilt chain's type and message are read when no rule decides it."""
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "app.py", line 3, in <module>',
+        "    call()",
+        f"RuntimeError: {_SEED_LIKE}",
+    ]
+    found, _ = _words_scan(lines)
+    [error] = found
+    assert (error.kind, error.classification.layer) == ("traceback", Layer.WORDS)

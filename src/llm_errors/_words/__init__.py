@@ -1,0 +1,1 @@
+"""The words layer: evidence from the words of a text no rule decided (docs/classifier.md)."""
