@@ -42,6 +42,7 @@ FRESH_EXACT_FLOOR = 0.95
 SEALED_FLOORS = {
     "sealed_2026_12": (0.95, 0.98, 0),
     "sealed_2026_12b": (0.92, 0.96, 2),
+    "sealed_2026_12c": (0.89, 0.93, 5),
 }
 
 
