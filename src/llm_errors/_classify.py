@@ -249,7 +249,8 @@ class Classifier:
             ErrorCode(code) for code in retryable_codes
         )
         self._matcher = TextMatcher(self.rules)
-        self._words: WordsModel | None = _shipped_words() if words else None
+        # The weights are read on the first text the rules leave (shared by the process).
+        self._words = words
         self._match = self._matcher.match
         self._rank = {rule.id: position for position, rule in enumerate(self.rules)}
         self._by_id = {rule.id: rule for rule in self.rules}
@@ -301,7 +302,7 @@ class Classifier:
         (:meth:`by_words`), unless the classifier was built with ``words=False``.
         """
         verdict = self.by_rules(obj)
-        if verdict is self._fallback and self._words is not None:
+        if verdict is self._fallback and self._words:
             return self.by_words(obj)
         return verdict
 
@@ -367,11 +368,11 @@ class Classifier:
 
     # ------------------------------------------------------------------ internals
     def _by_words(self, obj: object) -> tuple[_Decision, WordsVerdict] | None:
-        if self._words is None:
+        if not self._words:
             return None
         try:
             text = _words_text(obj)
-            verdict = self._words.decide(text)
+            verdict = _shipped_words().decide(text)
         except Exception:  # noqa: BLE001 - classification must never raise
             return None
         if verdict is None:

@@ -19,9 +19,8 @@ the input.
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Final
-
-import regex
 
 __all__ = ["TEXT_LIMIT", "WORD_LIMIT", "features"]
 
@@ -34,17 +33,16 @@ _WORD_MIN = 2
 _ERRNO_MIN = 5
 _STATUS_DIGITS = 3
 
-_CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
-# An identifier with underscores; letters and digits mixed; a CJK run; a camel-case
-# piece; a number.
-_PIECES: Final = regex.compile(
-    rf"(?P<snake>[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)"
-    r"|(?P<mixed>[A-Za-z0-9]*(?:[A-Za-z][0-9]|[0-9][A-Za-z])[A-Za-z0-9]*)"
-    rf"|(?P<cjk>[{_CJK}]+)"
-    rf"|(?P<word>\p{{Lu}}+(?=\p{{Lu}}\p{{Ll}})|\p{{Lu}}?\p{{Ll}}+|\p{{Lu}}+|(?:(?![{_CJK}])\p{{L}})+)"
-    r"|(?P<number>[0-9]+)"
-)
-_SNAKE_PART: Final = regex.compile(r"\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|[0-9]+")
+# Chinese, Japanese and Korean: kana, CJK ideographs (and extension A, compatibility),
+# Hangul syllables.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+# A run of CJK characters, or of other word characters (letters, digits, underscores),
+# with the colon right before it (``:443`` is a port, not a status).
+_RUNS: Final = re.compile(f"(:?)([{_CJK}]+|[^\\W{_CJK}]+)")
+# Where a reader sees words in ``RemoteProtocolError`` or ``HTTPStatusError``.
+_CAMEL: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[^\W\d_A-Za-z]+")
+_CJK_CHAR: Final = re.compile(f"[{_CJK}]")
+_CJK_FIRST: Final = "\u3040"
 #: What errno names (``ECONNRESET``, ``EHOSTUNREACH``) are made of, longest first.
 _ERRNO_STEMS: Final = (
     "notavail",
@@ -89,41 +87,62 @@ def _add_word(piece: str, words: list[str], extra: list[str]) -> None:
     if not _WORD_MIN <= len(word) <= WORD_LIMIT:
         return
     words.append(word)
-    if piece.isupper() and word[0] == "e" and len(word) >= _ERRNO_MIN:
+    if word[0] == "e" and len(word) >= _ERRNO_MIN and piece.isupper():
         extra.extend(_errno_parts(word) or ())
+
+
+def _add_letters(run: str, words: list[str], extra: list[str]) -> None:
+    """A run of letters: one word, or the words of its camel case."""
+    if run.islower() or run.isupper() or run.istitle():
+        _add_word(run, words, extra)
+    else:
+        for piece in _CAMEL.findall(run):
+            _add_word(piece, words, extra)
+
+
+def _add_run(run: str, words: list[str], extra: list[str]) -> None:
+    """A run of word characters other than CJK: letters, a number, or both."""
+    if run.isalpha():
+        _add_letters(run, words, extra)
+    elif run.isdigit():
+        return
+    elif "_" in run:
+        if len(run) <= WORD_LIMIT:
+            extra.append(run.lower())
+        for part in run.split("_"):
+            if part:
+                _add_run(part, words, extra)
+    elif len(run) <= WORD_LIMIT:
+        # Letters and digits: kept whole and never in a pair, so the ids a log's
+        # canonical form folds to digits leave the same neighbours behind
+        # (docs/classifier.md, "Verdict cache").
+        extra.append(run.lower())
 
 
 def features(text: str) -> list[str]:
     """The features of ``text``: words, neighbouring pairs and CJK bigrams, in order, repeated."""
-    text = text[:TEXT_LIMIT]
     out: list[str] = []
     words: list[str] = []  # in reading order: pairs are made of neighbours
     extra: list[str] = []  # whole identifiers and errno parts: words, never in a pair
-    for match in _PIECES.finditer(text):
-        kind = match.lastgroup
-        piece = match.group()
-        if kind == "word":
-            _add_word(piece, words, extra)
-        elif kind == "mixed":
-            # Never in a pair: the ids a log's canonical form folds to digits leave the
-            # same neighbours behind (docs/classifier.md, "Verdict cache").
-            if len(piece) <= WORD_LIMIT:
-                extra.append(piece.lower())
-        elif kind == "snake":
-            extra.append(piece.lower())
-            for part in _SNAKE_PART.findall(piece):
-                if not part.isdigit():
-                    _add_word(part, words, extra)
-        elif kind == "number":
-            # A status, not a port (``:443``) or a part of a time or address.
-            start = match.start()
-            if len(piece) == _STATUS_DIGITS and piece[0] in "45" and text[start - 1 : start] != ":":
-                words.append("#" + piece)
+    for colon, run in _RUNS.findall(text[:TEXT_LIMIT]):
+        if not run.isalpha():
+            if not run.isdigit():
+                _add_run(run, words, extra)
+            elif len(run) == _STATUS_DIGITS and run[0] in "45" and not colon:
+                words.append("#" + run)  # a status, not a port, a time or an address
+        elif run[0] >= _CJK_FIRST and _CJK_CHAR.match(run):
+            if len(run) == 1:
+                out.append(run)
+            out.extend([run[i : i + 2] for i in range(len(run) - 1)])
+        elif run.islower() or run.isupper() or run.istitle():  # most words: no camel case
+            word = run.lower()
+            if _WORD_MIN <= len(word) <= WORD_LIMIT:
+                words.append(word)
+                if word[0] == "e" and len(word) >= _ERRNO_MIN and run.isupper():
+                    extra.extend(_errno_parts(word) or ())
         else:
-            if len(piece) == 1:
-                out.append(piece)
-            out.extend(piece[i : i + 2] for i in range(len(piece) - 1))
+            _add_letters(run, words, extra)
     out.extend(words)
     out.extend(extra)
-    out.extend(f"{first} {second}" for first, second in itertools.pairwise(words))
+    out.extend([f"{first} {second}" for first, second in itertools.pairwise(words)])
     return out

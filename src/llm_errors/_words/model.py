@@ -77,23 +77,20 @@ class WordsModel:
         if not all(0.0 < share <= 1.0 for share in self.thresholds):
             raise ValueError("words weights: every threshold must be a share in (0, 1]")
         column = {code: i for i, code in enumerate(self.codes)}
-        self.weights: dict[str, tuple[tuple[int, float], ...]] = {
-            str(feature): tuple((column[ErrorCode(code)], float(w)) for code, w in row.items())
-            for feature, row in weights.items()
-        }
+        # One weight per code (a dense row), so a text's scores are summed column-wise in C.
+        self.weights: dict[str, tuple[float, ...]] = {}
+        for feature, row in weights.items():
+            dense = [0.0] * len(self.codes)
+            for code, weight in row.items():
+                dense[column[ErrorCode(code)]] = float(weight)
+            self.weights[str(feature)] = tuple(dense)
 
     def scores(self, text: str) -> tuple[list[float], list[str]]:
         """Each code's score for ``text``, and the distinct features that have weights."""
-        scores = list(self.bias)
-        known = []
         weights = self.weights
-        for feature in dict.fromkeys(features(text)):
-            row = weights.get(feature)
-            if row is not None:
-                known.append(feature)
-                for column, weight in row:
-                    scores[column] += weight
-        return scores, known
+        known = [feature for feature in dict.fromkeys(features(text)) if feature in weights]
+        rows = [weights[feature] for feature in known]
+        return [sum(column) for column in zip(self.bias, *rows, strict=True)], known
 
     def decide(self, text: str) -> WordsVerdict | None:
         """The code the words of ``text`` point to, or ``None`` below its threshold."""
@@ -105,15 +102,8 @@ class WordsModel:
         share = 1.0 / sum(math.exp(score - peak) for score in scores)
         if share < self.thresholds[top]:
             return None
-        weighed = sorted(
-            (
-                (feature, weight)
-                for feature in known
-                for column, weight in self.weights[feature]
-                if column == top and weight > 0
-            ),
-            key=lambda pair: -pair[1],
-        )
+        for_top = [(feature, self.weights[feature][top]) for feature in known]
+        weighed = sorted((pair for pair in for_top if pair[1] > 0), key=lambda pair: -pair[1])
         return WordsVerdict(self.codes[top], share, tuple(weighed[:WORDS_SHOWN]))
 
 
