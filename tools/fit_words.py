@@ -122,14 +122,13 @@ def fit(
     model = LogisticRegression(C=C, max_iter=5000)
     model.fit(matrix, labels)
     codes = [str(code) for code in model.classes_]
-    weights: dict[str, dict[str, float]] = {}
+    weights: dict[str, list[float]] = {}
     for feature, i in column.items():
-        row = {
-            code: round(float(model.coef_[k, i]), 3)
-            for k, code in enumerate(codes)
-            if abs(model.coef_[k, i]) >= DROP_BELOW
-        }
-        if row:
+        row = [
+            round(float(weight), 3) if abs(weight) >= DROP_BELOW else 0
+            for weight in model.coef_[:, i]
+        ]
+        if any(row):
             weights[feature] = row
     return {
         "format": 1,
@@ -227,6 +226,18 @@ def choose_thresholds(
     return retryable, permanent
 
 
+def render(weights: dict[str, object]) -> str:
+    """The weights file's text: JSON, a line per feature (a refit's diff reads by feature)."""
+    rows = weights["weights"]
+    assert isinstance(rows, dict)  # noqa: S101 - written by ``fit``
+    head = json.dumps({k: v for k, v in weights.items() if k != "weights"}, sort_keys=True)
+    body = ",\n".join(
+        f"{json.dumps(feature, ensure_ascii=False)}: {json.dumps(rows[feature])}"
+        for feature in sorted(rows)
+    )
+    return f'{head[:-1]}, "weights": {{\n{body}\n}}}}\n'
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Refit and write the weights, or (``--check``) say whether they are stale."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -240,9 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     retryable, permanent = choose_thresholds(held_out_verdicts(examples), show=args.cv)
     weights = fit(examples, retryable, permanent)
     weights["digest"] = digest()
-    OUTPUT.write_text(
-        json.dumps(weights, ensure_ascii=False, sort_keys=True, indent=0) + "\n", encoding="utf-8"
-    )
+    OUTPUT.write_text(render(weights), encoding="utf-8")
     print(
         f"{OUTPUT.relative_to(ROOT)}: {len(weights['weights'])} features, "  # type: ignore[arg-type]
         f"thresholds {retryable} (retryable codes), {permanent} (permanent codes)"

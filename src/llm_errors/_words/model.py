@@ -45,7 +45,8 @@ class WordsModel:
 
     Args:
         data: The parsed weights file: ``codes``, ``bias`` (one per code),
-            ``thresholds`` (code -> share) and ``weights`` (feature -> {code: weight}).
+            ``thresholds`` (code -> share) and ``weights`` (feature -> one weight per
+            code, in the order of ``codes``).
 
     Raises:
         TypeError: A part of the data is not of its type (names which).
@@ -76,14 +77,12 @@ class WordsModel:
         self.thresholds: tuple[float, ...] = tuple(float(thresholds[code]) for code in codes)
         if not all(0.0 < share <= 1.0 for share in self.thresholds):
             raise ValueError("words weights: every threshold must be a share in (0, 1]")
-        column = {code: i for i, code in enumerate(self.codes)}
         # One weight per code (a dense row), so a text's scores are summed column-wise in C.
-        self.weights: dict[str, tuple[float, ...]] = {}
-        for feature, row in weights.items():
-            dense = [0.0] * len(self.codes)
-            for code, weight in row.items():
-                dense[column[ErrorCode(code)]] = float(weight)
-            self.weights[str(feature)] = tuple(dense)
+        self.weights: dict[str, tuple[float, ...]] = {
+            str(feature): tuple(float(weight) for weight in row) for feature, row in weights.items()
+        }
+        if any(len(row) != len(self.codes) for row in self.weights.values()):
+            raise ValueError("words weights: every feature needs one weight per code")
 
     def scores(self, text: str) -> tuple[list[float], list[str]]:
         """Each code's score for ``text``, and the distinct features that have weights."""

@@ -34,7 +34,7 @@ def _model(**changes):
         "codes": ["AUTH", "TRANSPORT"],
         "bias": [0.0, 0.0],
         "thresholds": {"AUTH": 0.6, "TRANSPORT": 0.9},
-        "weights": {"reset": {"TRANSPORT": 3.0}, "key": {"AUTH": 1.0}, "peer": {"AUTH": 0.5}},
+        "weights": {"reset": [0.0, 3.0], "key": [1.0, 0.0], "peer": [0.5, 0.0]},
     }
     data.update(changes)
     return WordsModel(data)
@@ -78,8 +78,8 @@ def test_no_known_word_decides_nothing():
 
 def test_the_deciding_words_are_the_strongest_for_the_code():
     """At most ``WORDS_SHOWN`` words, only those that weighed for the code, strongest first."""
-    weights = {f"w{i}": {"TRANSPORT": float(i)} for i in range(1, 10)}
-    weights["zz"] = {"AUTH": 5.0}
+    weights = {f"w{i}": [0.0, float(i)] for i in range(1, 10)}
+    weights["zz"] = [5.0, 0.0]
     model = _model(weights=weights)
     verdict = model.decide(" ".join([*weights, "zz"]))
     assert verdict is not None
@@ -95,6 +95,7 @@ def test_the_deciding_words_are_the_strongest_for_the_code():
         ({"thresholds": {"AUTH": 0.5}}, ValueError, "one threshold"),
         ({"thresholds": {"AUTH": 0.0, "TRANSPORT": 0.9}}, ValueError, "(0, 1]"),
         ({"thresholds": {"AUTH": 0.5, "TRANSPORT": 1.5}}, ValueError, "(0, 1]"),
+        ({"weights": {"reset": [3.0]}}, ValueError, "one weight per code"),
     ],
 )
 def test_malformed_weights_are_refused_by_name(changes, error, named):
