@@ -244,9 +244,12 @@ def _cli(log: Path, fmt: str, jobs: int, tree: Path | None = None) -> Callable[[
     env = _tree_env(tree)
 
     def run() -> None:
-        subprocess.run(  # noqa: S603 - this interpreter, fixed arguments
-            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env
+        done = subprocess.run(  # noqa: S603 - this interpreter, fixed arguments
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False, env=env
         )
+        if done.returncode != 0:  # say why, not only that it failed
+            sys.stderr.write(done.stderr.decode("utf-8", errors="replace")[-4000:])
+            done.check_returncode()
 
     return run
 
