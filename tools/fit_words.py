@@ -42,8 +42,11 @@ OUTPUT = ROOT / "src" / "llm_errors" / "_words" / "weights.json"
 MIN_FAMILIES = 3
 #: The inverse regularisation strength of the logistic regression.
 C = 4.0
-#: Weights smaller than this (in absolute value) are left out of the file.
+#: Weights smaller than this (in absolute value) are left out of the file, and so is a
+#: feature none of whose weights reaches ``FEATURE_BELOW``: loading the file is what the
+#: first text the rules leave costs a process.
 DROP_BELOW = 0.02
+FEATURE_BELOW = 0.1
 #: Leave-family-out folds for the threshold.
 FOLDS = 10
 #: The largest share of decided strings allowed to be false retries.
@@ -128,7 +131,7 @@ def fit(
             round(float(weight), 3) if abs(weight) >= DROP_BELOW else 0
             for weight in model.coef_[:, i]
         ]
-        if any(row):
+        if max(abs(weight) for weight in row) >= FEATURE_BELOW:
             weights[feature] = row
     return {
         "format": 1,

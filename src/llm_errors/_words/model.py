@@ -79,7 +79,7 @@ class WordsModel:
             raise ValueError("words weights: every threshold must be a share in (0, 1]")
         # One weight per code (a dense row), so a text's scores are summed column-wise in C.
         self.weights: dict[str, tuple[float, ...]] = {
-            str(feature): tuple(float(weight) for weight in row) for feature, row in weights.items()
+            feature: tuple(row) for feature, row in weights.items()
         }
         if any(len(row) != len(self.codes) for row in self.weights.values()):
             raise ValueError("words weights: every feature needs one weight per code")
