@@ -225,7 +225,9 @@ class Feeder:
                 # A record of trigger words only is tested without its ``{`` (``may_match``
                 # then reads it as text): its text is its values', whose words are some
                 # of the line's. If a rule may match, it is parsed, not fed as words.
-                record = block[start] == _BRACE
+                # (``startswith``: the filter may report the empty line after the block's
+                # last newline, ``start == len(block)``.)
+                record = block.startswith(b"{", start)
                 if not may_match(block[start + record : end]):
                     continue
                 words = not record

@@ -177,6 +177,18 @@ def _events_of(
     return events
 
 
+@pytest.mark.parametrize("mode", [InputMode.AUTO, InputMode.TEXT])
+def test_a_block_that_ends_in_a_line_of_trigger_words(mode):
+    """The filter may report the empty line after the block's last newline: it is no line.
+
+    (``bench/classify.py``'s log made ``--jobs`` fail on it: an index past the block.)
+    """
+    line = (
+        "2026-07-22T10:05:43.142Z ERROR llm.client [req=671a6c5e11746624] call failed: terminated"
+    )
+    assert _events([line], blocks=True, mode=mode) == _events([line], blocks=False, mode=mode)
+
+
 @pytest.mark.parametrize("mode", [InputMode.AUTO, InputMode.JSONL, InputMode.TEXT])
 @settings(max_examples=200, deadline=None)
 @given(lines=st.lists(st.sampled_from(_POOL), max_size=30))
