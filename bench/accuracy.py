@@ -188,21 +188,18 @@ def cross_validate(entries: Sequence[Entry]) -> tuple[list[Verdict], list[Verdic
     In each fold the words layer's weights (and thresholds, as shipped) are fitted on the
     other folds' families only.
     """
-    from sklearn.model_selection import GroupKFold  # noqa: PLC0415 - the dev group only
-
-    from llm_errors._words.model import WordsModel, shipped  # noqa: PLC0415
+    from llm_errors._words.model import shipped  # noqa: PLC0415
 
     fit_words = _fit_words()
     examples = [fit_words.Example(e.text, e.code, fit_words.family(e.source)) for e in entries]
-    shares = dict(zip(shipped().codes, shipped().thresholds, strict=True))
+    model = shipped()
+    shares = dict(zip(model.codes, model.thresholds, strict=True))
     retryable = min(shares[code] for code in DEFAULT_RETRYABLE_CODES)
     permanent = min(shares[code] for code in ErrorCode if code not in DEFAULT_RETRYABLE_CODES)
     rules = Classifier(words=False)
     off: list[Verdict] = []
     on: list[Verdict] = []
-    groups = [example.family for example in examples]
-    for train, test in GroupKFold(n_splits=fit_words.FOLDS).split(examples, groups=groups):
-        words = WordsModel(fit_words.fit([examples[i] for i in train], retryable, permanent))
+    for words, test in fit_words.folds(examples, retryable, permanent):
         for i in test:
             entry = entries[i]
             by_rules = rules.classify(entry.text)
