@@ -7,10 +7,13 @@ half-open time lasts a minute, longer than any test takes to reach its end.
 """
 
 import asyncio
+import gc
+import hashlib
 import json
 import logging
 import os
 import signal
+import socketserver
 import subprocess
 import sys
 import threading
@@ -246,6 +249,27 @@ def test_cooldown_is_capped(redis_server, prefix, server):
     finally:
         backend.close()
     assert before + 3.0 <= stored_end(server, backend) <= after + 3.0
+
+
+def test_a_cooldown_read_back_is_capped(redis_server, prefix, server):
+    """A key written an hour ahead (by another writer) holds this process max_cooldown at most."""
+    backend = RedisCoordination(redis_server.url, prefix=prefix, max_cooldown=3.0, timeout=2.0)
+    seconds, micros = server.time()
+    hour_ahead = (seconds + 3600) * 1_000_000 + micros
+    server.set(backend.key(SCOPE, "cooldown"), str(hour_ahead), px=3_700_000)
+
+    async def read():
+        try:
+            return await backend.acooldown(SCOPE), await backend.aadmit(SCOPE)
+        finally:
+            await backend.aclose()
+
+    try:
+        waits = [backend.cooldown(SCOPE), backend.admit(SCOPE).wait, *asyncio.run(read())]
+    finally:
+        backend.close()
+    waits[-1] = waits[-1].wait
+    assert waits == [3.0] * 4
 
 
 def test_cooldown_is_shared_across_processes(redis_server, prefix, server):
@@ -602,6 +626,153 @@ def test_async_fail_open_when_the_server_stops(own_redis_server, prefix):
     finally:
         backend.close()
     assert backend.fallbacks == 2  # the cooldown read and the refill
+
+
+class _NotRedis(socketserver.ThreadingTCPServer):
+    """A loopback server that speaks the Redis protocol but is not Redis.
+
+    It reads each command (an array of bulk strings) and answers ``HELLO`` with
+    ``hello``, ``SCRIPT LOAD`` with the script's SHA-1 (as Redis does), and every other
+    command (the scripts' ``EVALSHA``) with ``reply``.
+    """
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, hello: bytes, reply: bytes) -> None:
+        self.hello, self.reply = hello, reply
+        super().__init__(("127.0.0.1", 0), _NotRedisHandler)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.server_address[1]}/0"
+
+
+class _NotRedisHandler(socketserver.StreamRequestHandler):
+    def handle(self) -> None:
+        server = self.server
+        assert isinstance(server, _NotRedis)
+        while header := self.rfile.readline(1024):
+            words = []
+            for _ in range(int(header[1:])):
+                size = int(self.rfile.readline(1024)[1:])
+                words.append(self.rfile.read(size + 2)[:-2])
+            name = b" ".join(words[:2]).upper()
+            if name.startswith(b"HELLO"):
+                self.wfile.write(server.hello)
+            elif name == b"SCRIPT LOAD":
+                sha = hashlib.sha1(words[2]).hexdigest().encode()  # noqa: S324 - Redis's script id
+                self.wfile.write(b"$40\r\n" + sha + b"\r\n")
+            else:
+                self.wfile.write(server.reply)
+
+
+@pytest.fixture
+def not_redis(request):
+    """A :class:`_NotRedis` serving in a thread: ``request.param`` is (hello, reply)."""
+    server = _NotRedis(*request.param)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=WORKER_TIMEOUT)
+
+
+_UNKNOWN = b"-ERR unknown command 'HELLO'\r\n"
+
+
+@pytest.mark.parametrize(
+    "not_redis",
+    [
+        pytest.param((b"+OK\r\n", b"+OK\r\n"), id="HELLO answered OK"),
+        pytest.param((_UNKNOWN, b"+OK\r\n"), id="status"),
+        pytest.param((_UNKNOWN, b":-1\r\n"), id="integer"),
+        pytest.param((_UNKNOWN, b"$3\r\nabc\r\n"), id="string"),
+        pytest.param((_UNKNOWN, b"*3\r\n:1\r\n:1\r\n:1\r\n"), id="array"),
+        pytest.param((_UNKNOWN, b"*2\r\n:9\r\n:1\r\n"), id="unknown state"),
+        pytest.param((_UNKNOWN, b"*2\r\n:1\r\n:-5\r\n"), id="negative time"),
+        pytest.param((_UNKNOWN, b"*1\r\n" * 5000 + b":1\r\n"), id="nested"),
+    ],
+    indirect=True,
+)
+def test_a_server_that_is_not_redis_fails_open(not_redis, prefix, caplog):
+    """Whatever answers on the port, calls go on with this process's state and never raise."""
+    backend = RedisCoordination(not_redis.url, prefix=prefix, pause=0.0, timeout=2.0)
+    budget = RetryBudget(capacity=1, refill=1.0)
+
+    def both():
+        backend.extend_cooldown(SCOPE, 30.0)
+        sync = [backend.cooldown(SCOPE), backend.admit(SCOPE).wait, backend.try_spend("b", budget)]
+        backend.record_success("b", budget)
+        backend.end_probe(SCOPE, "token", lifted=True)
+        return sync, asyncio.run(async_too())
+
+    async def async_too():
+        try:
+            await backend.aextend_cooldown("other", 30.0)
+            waits = [await backend.acooldown("other"), (await backend.aadmit("c")).wait]
+            spent = await backend.atry_spend("b", budget)
+            await backend.arecord_success("b", budget)
+            await backend.aend_probe("c", "token", lifted=True)
+            return [*waits, spent]
+        finally:
+            await backend.aclose()
+
+    try:
+        with caplog.at_level(logging.WARNING, logger="llm_retry"):
+            (cooldown, admitted, spent), (acooldown, aadmitted, aspent) = both()
+    finally:
+        backend.close()
+    # This process's own cooldowns and budget answered: the budget spent, then refilled.
+    assert 0.0 < cooldown <= 30.0
+    assert 0.0 < admitted <= 30.0
+    assert 0.0 < acooldown <= 30.0
+    assert aadmitted == 0.0
+    assert spent
+    assert aspent
+    assert budget.tokens == 1.0
+    # Every operation that asked Redis (all but the sync admit, which this process's own
+    # cooldown answered) was counted as one without it.
+    assert backend.fallbacks == 11
+    assert any("Redis coordination unavailable" in r.message for r in caplog.records)
+
+
+def test_a_finished_event_loop_closes_its_client(own_redis_server, prefix):
+    """Each ``asyncio.run`` that used the backend leaves no connection open behind it.
+
+    The server's own list of clients is read until it holds only the reader (a bound
+    of tries, not a time: closed connections leave it as soon as the server reads their
+    end; with a leak they never do).
+    """
+    backend = RedisCoordination(own_redis_server.url, prefix=prefix, timeout=2.0)
+
+    async def one():
+        await backend.acooldown(SCOPE)
+
+    async def closed_while_running():
+        await backend.acooldown(SCOPE)
+        await backend.aclose()
+        return only_the_reader()
+
+    def only_the_reader():
+        for _ in range(WORKER_TIMEOUT * 10):
+            if len(client.client_list()) == 1:
+                return True
+            time.sleep(0.1)
+        return False
+
+    client = own_redis_server.client()
+    try:
+        # aclose() closes this loop's client while the loop still runs.
+        assert asyncio.run(closed_while_running())
+        for _ in range(10):
+            asyncio.run(one())
+        gc.collect()
+        assert only_the_reader()
+    finally:
+        client.close()
+        backend.close()
 
 
 # --- configuration ----------------------------------------------------------------------

@@ -8,8 +8,8 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import Awaitable, Callable
-from typing import Final, cast
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Final, TypeVar
 from urllib.parse import urlsplit
 
 import redis as _redis
@@ -18,7 +18,6 @@ import redis.asyncio.cluster as _acluster
 import redis.cluster as _cluster
 from redis.asyncio.retry import Retry as _AsyncRetry
 from redis.backoff import NoBackoff as _NoBackoff
-from redis.exceptions import RedisClusterException as _RedisClusterException
 from redis.retry import Retry as _Retry
 
 from llm_retry._budget import RetryBudget
@@ -46,6 +45,8 @@ logger = logging.getLogger("llm_retry")
 SCHEMES: Final = ("redis", "rediss", "unix")
 #: What RFC 3986 allows as a scheme: only text of this shape is quoted in an error.
 _SCHEME_SYNTAX: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
+#: An option's name as redis-py quotes it in its errors.
+_OPTION: Final = re.compile(r"'([A-Za-z_][A-Za-z0-9_]*)'")
 
 
 def check_url(url: object, *, cluster: bool = False, name: str = "url") -> str:
@@ -83,7 +84,28 @@ def check_url(url: object, *, cluster: bool = False, name: str = "url") -> str:
         ) from None
     if scheme.lower() == "unix" and not parts.path:
         raise ValueError(f"{name} is a unix:// URL without the socket's path (unix:///path)")
+    _check_options(text, name)
     return text
+
+
+def _check_options(url: str, name: str) -> None:
+    """Refuse a URL whose query options a Redis connection does not take.
+
+    redis-py reads them (``?socket_timeout=abc``, ``?nosuch=1``) only when it makes a
+    connection; a connection object is made here, without connecting, so that the
+    mistake fails at start-up. The error names the option, never its value.
+    """
+    try:
+        pool = _redis.ConnectionPool.from_url(url)  # reads the options, connects nothing
+        pool.make_connection()
+        pool.disconnect()
+    except (TypeError, ValueError) as error:
+        quoted = _OPTION.search(str(error))
+        option = f"the option {quoted.group(1)!r}" if quoted else "an option"
+        raise ValueError(
+            f"{name} has {option} that a Redis connection does not take (an unknown name, "
+            "or a value of the wrong type)"
+        ) from None
 
 
 # Seconds left of a cooldown, in microseconds of the server's clock (0: none).
@@ -167,16 +189,40 @@ end
 return 1
 """
 
-#: What counts as Redis being unavailable (timeouts and a cluster without its slots
-#: included); anything else is a bug.
-_UNAVAILABLE: Final = (_redis.RedisError, _RedisClusterException, OSError)
-
-
 _Args = list[str | int]
+_T = TypeVar("_T")
+
+
+class _MalformedAnswerError(ValueError):
+    """An answer no script of ours gives: whatever listens on the port is not our Redis."""
+
+
+def _micros(answer: object) -> int:
+    """A script's time in microseconds: a non-negative integer."""
+    if type(answer) is not int or answer < 0:
+        raise _MalformedAnswerError("a time that is not a non-negative integer")
+    return answer
+
+
+def _flag(answer: object) -> bool:
+    """A script's 0 or 1."""
+    if type(answer) is not int or answer not in (0, 1):
+        raise _MalformedAnswerError("a flag that is not 0 or 1")
+    return answer == 1
+
+
+def _state(answer: object) -> tuple[int, int]:
+    """The admit script's ``{state, microseconds}``."""
+    if not isinstance(answer, list) or len(answer) != 2:  # noqa: PLR2004 - a pair
+        raise _MalformedAnswerError("an admission that is not a pair")
+    state = answer[0]
+    if type(state) is not int or state not in (0, _CLOSED, _PROBER, _PROBING):
+        raise _MalformedAnswerError("an unknown admission state")
+    return state, _micros(answer[1])
+
 
 #: The admit script's states (see ``_ADMIT``).
 _CLOSED, _PROBER, _PROBING = 1, 2, 3
-
 
 #: The scripts in the order the holders below unpack them.
 _SCRIPTS: Final = (
@@ -201,14 +247,36 @@ class _SyncScripts:
 
 
 class _AsyncScripts:
-    """The scripts, registered on one event loop's async client (typed apart)."""
+    """The scripts, registered on one event loop's async client (typed apart).
 
-    __slots__ = ("admit", "client", "end_probe", "extend", "read", "record", "spend")
+    ``closer`` closes the client when its loop shuts down (:func:`_closed_with_loop`).
+    """
 
-    def __init__(self, client: _aredis.Redis | _acluster.RedisCluster) -> None:
+    __slots__ = ("admit", "client", "closer", "end_probe", "extend", "read", "record", "spend")
+
+    def __init__(
+        self, client: _aredis.Redis | _acluster.RedisCluster, closer: AsyncGenerator[None, None]
+    ) -> None:
         self.client = client
+        self.closer = closer
         scripts = map(client.register_script, _SCRIPTS)
         self.read, self.extend, self.admit, self.end_probe, self.spend, self.record = scripts
+
+
+async def _closed_with_loop(
+    client: _aredis.Redis | _acluster.RedisCluster,
+) -> AsyncGenerator[None, None]:
+    """Hold ``client`` open until its event loop shuts down, then close it on that loop.
+
+    Started once and left suspended, this generator is one the loop closes in
+    ``shutdown_asyncgens()``, which ``asyncio.run`` (and so every finished
+    ``asyncio.run``) calls before closing the loop: the client's connections close with
+    the loop instead of staying open until garbage collection, one per finished loop.
+    """
+    try:
+        yield
+    finally:
+        await client.aclose()
 
 
 class RedisCoordination:
@@ -383,13 +451,20 @@ class RedisCoordination:
             CoordinationEvent(backend="redis", available=True, fallbacks=count, down_for=down_for)
         )
 
-    def _run(self, command: Callable[[_SyncScripts], object]) -> object | None:
-        """One sync command, or ``None`` when Redis is unavailable."""
+    def _run(
+        self, command: Callable[[_SyncScripts], object], read: Callable[[object], _T]
+    ) -> _T | None:
+        """One sync command's answer as ``read`` checks it, or ``None`` when unavailable.
+
+        Unavailable is any failure: Redis down, slow or refusing, and also whatever else
+        answers on the port (a proxy, a server that only speaks the protocol) and makes
+        the client or ``read`` raise. Coordination fails open; it never fails a call.
+        """
         if not self._usable():
             return None
         try:
-            answer = command(self._sync_scripts())
-        except _UNAVAILABLE as error:
+            answer = read(command(self._sync_scripts()))
+        except Exception as error:  # noqa: BLE001 - fail open, whatever went wrong
             self._failed(error)
             return None
         self._answered()
@@ -435,15 +510,17 @@ class RedisCoordination:
                 scripts = self._sync
         return scripts
 
-    async def _arun(self, command: Callable[[_AsyncScripts], Awaitable[object]]) -> object | None:
-        """One async command on this event loop's client, or ``None`` when unavailable."""
+    async def _arun(
+        self, command: Callable[[_AsyncScripts], Awaitable[object]], read: Callable[[object], _T]
+    ) -> _T | None:
+        """:meth:`_run` on this event loop's client."""
         if not self._usable():
             return None
         try:
             scripts = await self._scripts_for_loop()
             async with asyncio.timeout(self._timeout):
-                answer = await command(scripts)
-        except (*_UNAVAILABLE, TimeoutError) as error:
+                answer = read(await command(scripts))
+        except Exception as error:  # noqa: BLE001 - fail open, whatever went wrong
             self._failed(error)
             return None
         self._answered()
@@ -477,12 +554,14 @@ class RedisCoordination:
             except BaseException:
                 await client.aclose()
                 raise
-            scripts = _AsyncScripts(client)
+            closer = _closed_with_loop(client)
+            await anext(closer)
+            scripts = _AsyncScripts(client, closer)
             with self._lock:
                 # Only this loop's tasks make its client; the first one made is kept.
                 kept = self._async.setdefault(loop, scripts)
             if kept is not scripts:
-                await client.aclose()
+                await closer.aclose()
             scripts = kept
         return scripts
 
@@ -491,31 +570,39 @@ class RedisCoordination:
     def cooldown(self, scope: str) -> float:
         """Seconds left of ``scope``'s cooldown, by the Redis server's clock."""
         key = [self.key(scope, "cooldown")]
-        micros = self._run(lambda s: s.read(keys=key))
+        micros = self._run(lambda s: s.read(keys=key), _micros)
         return self._left(scope, micros)
 
     async def acooldown(self, scope: str) -> float:
         """:meth:`cooldown` for async callers."""
         key = [self.key(scope, "cooldown")]
-        micros = await self._arun(lambda s: s.read(keys=key))
+        micros = await self._arun(lambda s: s.read(keys=key), _micros)
         return self._left(scope, micros)
 
-    def _left(self, scope: str, micros: object) -> float:
-        """The later of Redis's answer and what this process saw itself."""
-        shared = micros / 1_000_000 if isinstance(micros, int) else 0.0
+    def _left(self, scope: str, micros: int | None) -> float:
+        """The later of Redis's answer (capped) and what this process saw itself."""
+        shared = 0.0 if micros is None else self._capped(micros)
         return max(shared, self._local.cooldown(scope))
+
+    def _capped(self, micros: int) -> float:
+        """A cooldown read from Redis, in seconds, at most ``max_cooldown``.
+
+        Another writer (an older version, another configuration, a hand-set key) may have
+        stored a longer one; this process never waits longer than it was told to.
+        """
+        return min(micros / 1_000_000, self._local.max_cooldown)
 
     def extend_cooldown(self, scope: str, seconds: float) -> None:
         """Make ``scope``'s cooldown last at least ``seconds`` (capped) from now, everywhere."""
         self._local.extend_cooldown(scope, seconds)
         key, args = self._extend_args(scope, seconds)
-        self._run(lambda s: s.extend(keys=key, args=args))
+        self._run(lambda s: s.extend(keys=key, args=args), _flag)
 
     async def aextend_cooldown(self, scope: str, seconds: float) -> None:
         """:meth:`extend_cooldown` for async callers."""
         self._local.extend_cooldown(scope, seconds)
         key, args = self._extend_args(scope, seconds)
-        await self._arun(lambda s: s.extend(keys=key, args=args))
+        await self._arun(lambda s: s.extend(keys=key, args=args), _flag)
 
     def _extend_args(self, scope: str, seconds: float) -> tuple[list[str], _Args]:
         micros = round(min(seconds, self._local.max_cooldown) * 1_000_000)
@@ -531,7 +618,7 @@ class RedisCoordination:
             return Admission(own)
         token = new_probe_token()
         keys = self._cooldown_keys(scope)
-        answer = self._run(lambda s: s.admit(keys=keys, args=[token]))
+        answer = self._run(lambda s: s.admit(keys=keys, args=[token]), _state)
         return self._local.admit(scope) if answer is None else self._admission(answer, token)
 
     async def aadmit(self, scope: str) -> Admission:
@@ -541,14 +628,14 @@ class RedisCoordination:
             return Admission(own)
         token = new_probe_token()
         keys = self._cooldown_keys(scope)
-        answer = await self._arun(lambda s: s.admit(keys=keys, args=[token]))
+        answer = await self._arun(lambda s: s.admit(keys=keys, args=[token]), _state)
         return self._local.admit(scope) if answer is None else self._admission(answer, token)
 
-    def _admission(self, answer: object, token: str) -> Admission:
+    def _admission(self, answer: tuple[int, int], token: str) -> Admission:
         """The admit script's ``{state, microseconds}`` as an :class:`Admission`."""
-        state, micros = cast("list[int]", answer)
+        state, micros = answer
         if state == _CLOSED:
-            return Admission(micros / 1_000_000)
+            return Admission(self._capped(micros))
         if state == _PROBER:
             return Admission(0.0, token)
         if state == _PROBING:
@@ -559,40 +646,40 @@ class RedisCoordination:
         """End the probe holding ``token`` in Redis (and in this process, after a fallback)."""
         self._local.end_probe(scope, token, lifted=lifted)
         keys = self._cooldown_keys(scope)
-        self._run(lambda s: s.end_probe(keys=keys, args=[token, int(lifted)]))
+        self._run(lambda s: s.end_probe(keys=keys, args=[token, int(lifted)]), _flag)
 
     async def aend_probe(self, scope: str, token: str, *, lifted: bool) -> None:
         """:meth:`end_probe` for async callers."""
         self._local.end_probe(scope, token, lifted=lifted)
         keys = self._cooldown_keys(scope)
-        await self._arun(lambda s: s.end_probe(keys=keys, args=[token, int(lifted)]))
+        await self._arun(lambda s: s.end_probe(keys=keys, args=[token, int(lifted)]), _flag)
 
     def try_spend(self, scope: str, budget: RetryBudget) -> bool:
         """Take a token from ``scope``'s shared bucket; from ``budget`` itself without Redis."""
         key = [self.key(scope, "budget")]
         args: _Args = [repr(budget.capacity), self._key_ttl_ms]
-        spent = self._run(lambda s: s.spend(keys=key, args=args))
-        return budget.try_spend() if spent is None else spent == 1
+        spent = self._run(lambda s: s.spend(keys=key, args=args), _flag)
+        return budget.try_spend() if spent is None else spent
 
     async def atry_spend(self, scope: str, budget: RetryBudget) -> bool:
         """:meth:`try_spend` for async callers."""
         key = [self.key(scope, "budget")]
         args: _Args = [repr(budget.capacity), self._key_ttl_ms]
-        spent = await self._arun(lambda s: s.spend(keys=key, args=args))
-        return budget.try_spend() if spent is None else spent == 1
+        spent = await self._arun(lambda s: s.spend(keys=key, args=args), _flag)
+        return budget.try_spend() if spent is None else spent
 
     def record_success(self, scope: str, budget: RetryBudget) -> None:
         """Refill ``scope``'s shared bucket; ``budget`` itself without Redis."""
         key = [self.key(scope, "budget")]
         args: _Args = [repr(budget.capacity), repr(budget.refill), self._key_ttl_ms]
-        if self._run(lambda s: s.record(keys=key, args=args)) is None:
+        if self._run(lambda s: s.record(keys=key, args=args), _flag) is None:
             budget.record_success()
 
     async def arecord_success(self, scope: str, budget: RetryBudget) -> None:
         """:meth:`record_success` for async callers."""
         key = [self.key(scope, "budget")]
         args: _Args = [repr(budget.capacity), repr(budget.refill), self._key_ttl_ms]
-        if await self._arun(lambda s: s.record(keys=key, args=args)) is None:
+        if await self._arun(lambda s: s.record(keys=key, args=args), _flag) is None:
             budget.record_success()
 
     # --- lifecycle --------------------------------------------------------------------
@@ -612,7 +699,7 @@ class RedisCoordination:
         with self._lock:
             scripts = self._async.pop(asyncio.get_running_loop(), None)
         if scripts is not None:
-            await scripts.client.aclose()
+            await scripts.closer.aclose()
 
     def __repr__(self) -> str:
         cluster = ", cluster=True" if self._cluster else ""
