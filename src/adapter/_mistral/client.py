@@ -265,11 +265,18 @@ _USERINFO = re.compile(r"(?<=//)[^/?#@]*@")
 
 
 def shown_url(url: str) -> str:
-    """``url`` as errors and reprs show it: credentials before an ``@`` become ``***``.
+    """``url`` as errors and reprs show it: credentials and query values become ``***``.
 
-    A proxy or gateway URL may carry ``user:password@``; like the key, it is never shown.
+    A proxy or gateway URL may carry ``user:password@`` or a key as a query parameter
+    (``?key=…``); like the adapter's key, neither is ever shown. Prefixed tokens
+    elsewhere (a ``sk-…`` path segment) are redacted as ``llm_errors.redact`` does.
     """
-    return _USERINFO.sub("***@", url)
+    head, mark, query = redact(url).partition("?")
+    if not mark:
+        head, mark, query = head.partition("#")
+    items = [item.partition("=") for item in query.split("&")] if query else []
+    shown = "&".join(name + "=***" if equals else "***" for name, equals, _ in items)
+    return _USERINFO.sub("***@", head) + mark + shown
 
 
 class _Secret:
@@ -352,7 +359,8 @@ class Settings:
                 f"deadline={self.retry.deadline:g})"
             )
         return (
-            f"{cls.__name__}(base_url={shown_url(self.base_url)!r}, api_key=<redacted>, "
+            f"{cls.__name__}(base_url={self.scrub(shown_url(self.base_url))!r}, "
+            "api_key=<redacted>, "
             f"timeouts={self.timeouts!r}, retry={retry})"
         )
 

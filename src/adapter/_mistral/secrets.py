@@ -25,9 +25,12 @@ from typing import Final
 
 from llm_errors import LlmError
 
-__all__ = ["KEY_PADDING", "Scrubber", "check_header_value", "clean_api_key"]
+__all__ = ["KEY_PADDING", "MIN_SCRUBBED_KEY", "Scrubber", "check_header_value", "clean_api_key"]
 
 KEY_MARK: Final = "<redacted>"
+#: The shortest key scrubbed by value. A shorter one (a local server's ``"k"`` or
+#: ``"none"``) is no secret, and replacing it would cut ordinary words apart.
+MIN_SCRUBBED_KEY: Final = 16
 #: What is stripped from around an API key: ASCII spaces, tabs and line breaks.
 KEY_PADDING: Final = " \t\r\n"
 IMAGE_MARK: Final = "<base64 elided>"
@@ -62,15 +65,16 @@ class Scrubber:
     __slots__ = ("_key", "_pattern")
 
     def __init__(self, key: str) -> None:
-        self._key = key
+        self._key = key if len(key) >= MIN_SCRUBBED_KEY else None
         self._pattern = re.compile("".join(_escaped(char) for char in key), re.IGNORECASE)
 
     def __call__(self, text: str) -> str:
-        """``text`` without the key or base64 data."""
-        if self._key in text:
-            text = text.replace(self._key, KEY_MARK)
-        if "\\" in text:  # a JSON-escaped spelling of the key (rare: only then the regex)
-            text = self._pattern.sub(KEY_MARK, text)
+        """``text`` without the key (if it is :data:`MIN_SCRUBBED_KEY` long) or base64 data."""
+        if self._key is not None:
+            if self._key in text:
+                text = text.replace(self._key, KEY_MARK)
+            if "\\" in text:  # a JSON-escaped spelling of the key (rare: only then the regex)
+                text = self._pattern.sub(KEY_MARK, text)
         return _BASE64.sub(IMAGE_MARK, text)
 
     def error(self, error: LlmError) -> None:

@@ -1294,6 +1294,10 @@ def test_a_long_httpx_message_is_cut_short():
 # --- reprs and leaks ----------------------------------------------------------------------
 
 
+#: A key with no prefix ``redact`` knows, as a gateway may take it in its path.
+PLAIN_KEY_IN_URL = "Zx81Lq0Tv5Ws3Nd7Rk2Bm9Yc4Hf6Jp1G"
+
+
 def test_repr_never_shows_the_key():
     """The adapters' reprs name the URL, timeouts and policy, never the key."""
     for adapter in (
@@ -1304,6 +1308,37 @@ def test_repr_never_shows_the_key():
         assert "sk-secret" not in text
         assert "api_key=<redacted>" in text
         assert "https://api.mistral.ai" in text
+
+
+@pytest.mark.parametrize(
+    ("base_url", "shown"),
+    [
+        pytest.param(
+            "https://gw.example/v1?key=GATEWAYSECRET&region=eu",
+            "https://gw.example/v1?key=***&region=***",
+            id="query",
+        ),
+        pytest.param("https://gw.example/v1?GATEWAYSECRET", "https://gw.example/v1?***", id="bare"),
+        pytest.param(
+            "https://user:GATEWAYSECRET@gw.example/v1", "https://***@gw.example/v1", id="userinfo"
+        ),
+        pytest.param(
+            f"https://gw.example/{PLAIN_KEY_IN_URL}/v1",
+            "https://gw.example/<redacted>/v1",
+            id="path",
+        ),
+    ],
+)
+def test_repr_never_shows_a_key_placed_in_the_url(base_url, shown):
+    """A key in the base URL (a query value, userinfo, the adapter's key in the path) is hidden."""
+    for adapter in (
+        MistralAdapterSync(api_key=PLAIN_KEY_IN_URL, base_url=base_url),
+        MistralAdapter(api_key=PLAIN_KEY_IN_URL, base_url=base_url),
+    ):
+        text = repr(adapter)
+        assert "GATEWAYSECRET" not in text
+        assert PLAIN_KEY_IN_URL not in text
+        assert f"base_url={shown!r}" in text
 
 
 SENTINEL_KEY = "SENTINELKEY0mistral0c0ffee0123456789"

@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 from adapter import Context, StreamOptions
-from adapter._mistral.secrets import Scrubber, clean_api_key
+from adapter._mistral.secrets import MIN_SCRUBBED_KEY, Scrubber, clean_api_key
 from adapter._mistral.sync_client import MistralAdapterSync
 from adapter.pi import UserMessage
 from llm_errors import ProviderError
@@ -47,6 +47,15 @@ def test_base64_data_is_elided_however_it_is_wrapped(echo):
     """An echoed image, wrapped at 60 or 76 columns or JSON-escaped, leaves no 8 characters."""
     scrubbed = Scrubber("unrelated-key")(f"bad image: {echo}. Try again")
     assert scrubbed == "bad image: <base64 elided>. Try again"
+
+
+@pytest.mark.parametrize("key", ["k", "none", "sk-local"])
+def test_a_key_too_short_to_be_a_secret_is_not_scrubbed(key):
+    """A local server's ``"k"`` does not cut words apart ("chun<redacted>s")."""
+    text = "Mistral stream error: unknown chunk type 'thinks' in chunks: ok, none, sk-local"
+    assert len(key) < MIN_SCRUBBED_KEY
+    assert Scrubber(key)(text) == text
+    assert Scrubber("k" * MIN_SCRUBBED_KEY)("a " + "k" * MIN_SCRUBBED_KEY) == "a <redacted>"
 
 
 def test_prose_is_left_alone():
