@@ -15,6 +15,7 @@ from llm_retry._attempts import Attempt, Attempts
 from llm_retry._budget import RetryBudget
 from llm_retry._coordination import Admission, Coordination, InProcessCoordination
 from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, log_retry, retry_info
+from llm_retry._limits import RateLimits, Unit, Window, read_rate_limits
 from llm_retry._policy import RetryPolicy, retry_llm
 from llm_retry._stats import RetryStats
 from llm_retry._strategies import (
@@ -31,14 +32,18 @@ __all__ = [
     "Coordination",
     "GiveUpReason",
     "InProcessCoordination",
+    "RateLimits",
     "RetryBudget",
     "RetryEvent",
     "RetryInfo",
     "RetryPolicy",
     "RetryRecorder",
     "RetryStats",
+    "Unit",
+    "Window",
     "instant_retries",
     "log_retry",
+    "read_rate_limits",
     "retry_if_code",
     "retry_info",
     "retry_llm",

@@ -193,7 +193,8 @@ class Call:
         elapsed = self.elapsed()
         if left > self._policy.deadline - elapsed:
             detail = (
-                f"the shared cooldown of scope {scope!r} ends in {left:.2f}s, "
+                f"scope {scope!r} admits its next attempt in {left:.2f}s (a shared cooldown "
+                "or its rate limit's refill), "
                 f"after this call's deadline ({self._policy.deadline:g}s)"
             )
             self._stop = (GiveUpReason.COOLDOWN, detail)

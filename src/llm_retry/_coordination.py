@@ -35,6 +35,8 @@ from typing import Final, NamedTuple, Protocol, runtime_checkable
 from llm_errors import ErrorCode
 from llm_retry._budget import RetryBudget
 from llm_retry._checks import require_callable, require_int, require_number, shown
+from llm_retry._limits import RateLimits
+from llm_retry._pace import DEFAULT_HEADROOM, Pace
 
 __all__ = [
     "COOLDOWN_CODES",
@@ -52,6 +54,7 @@ __all__ = [
     "check_scope",
     "named_scope",
     "new_probe_token",
+    "paced",
     "poll_wait",
 ]
 
@@ -189,6 +192,20 @@ def poll_wait(poll: float, lease_left: float) -> float:
     return min(lease_left, random.uniform(poll / 10, poll))  # noqa: S311 - jitter, not cryptography
 
 
+def paced(admission: Admission, pace: Pace, scope: str) -> tuple[Admission, str | None]:
+    """``admission``, held by ``pace`` when the scope's stated windows are nearly spent.
+
+    Returns the admission to act on, and the probe token it no longer takes (its lease
+    is to be ended unlifted, so another caller may probe), if any.
+    """
+    if admission.wait > 0:
+        return admission, None
+    wait = pace.wait(scope)
+    if wait <= 0:
+        return admission, None
+    return Admission(wait), admission.probe
+
+
 def named_scope(
     scope: Scope | None, args: tuple[object, ...], kwargs: Mapping[str, object]
 ) -> str | None:
@@ -216,9 +233,13 @@ class InProcessCoordination:
             are dropped first, then the one ending soonest.
         probe_lease: Longest half-open time after a cooldown, in seconds.
         probe_poll: About how often a waiter looks again while another call probes.
+        headroom: Share of a stated rate-limit window kept free: an attempt that would
+            leave less waits until the window refills (:meth:`record_limits`).
         clock: Monotonic seconds.
 
     .. versionadded:: 0.2.0
+    .. versionchanged:: 0.3.0 ``headroom``, :meth:`record_limits` and pacing in
+       :meth:`admit`.
     """
 
     __slots__ = (
@@ -227,6 +248,7 @@ class InProcessCoordination:
         "_lock",
         "_max_cooldown",
         "_max_scopes",
+        "_pace",
         "_poll",
         "_probes",
         "_until",
@@ -239,6 +261,7 @@ class InProcessCoordination:
         max_scopes: int = 1024,
         probe_lease: float = DEFAULT_PROBE_LEASE,
         probe_poll: float = DEFAULT_PROBE_POLL,
+        headroom: float = DEFAULT_HEADROOM,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._max_cooldown = require_number("max_cooldown", max_cooldown)
@@ -247,6 +270,7 @@ class InProcessCoordination:
         self._poll = require_number("probe_poll", probe_poll, strict=True)
         require_callable("clock", clock)
         self._clock = clock
+        self._pace = Pace(headroom=headroom, max_scopes=max_scopes, clock=clock)
         # A scope's cooldown end; kept through the half-open time after it.
         self._until: dict[str, float] = {}
         # A half-open scope's prober: its token.
@@ -267,6 +291,11 @@ class InProcessCoordination:
     def probe_poll(self) -> float:
         """About how often a waiter looks again while another call probes, in seconds."""
         return self._poll
+
+    @property
+    def pace(self) -> Pace:
+        """The stated rate-limit windows per scope (another backend may share this one)."""
+        return self._pace
 
     def _state(self, scope: str) -> float | None:
         """Seconds left of ``scope``'s cooldown (``<= 0``: half-open), ``None``: open.
@@ -290,7 +319,17 @@ class InProcessCoordination:
             return 0.0 if left is None or left <= 0 else left
 
     def admit(self, scope: str) -> Admission:
-        """Wait out the cooldown; after it, admit one prober and let the others poll."""
+        """Wait out the cooldown; after it, admit one prober and let the others poll.
+
+        An attempt admitted so far still waits while the scope's stated rate-limit
+        windows are nearly spent (:meth:`record_limits`), until they refill.
+        """
+        admission, freed = paced(self._cooldown_admission(scope), self._pace, scope)
+        if freed is not None:
+            self.end_probe(scope, freed, lifted=False)
+        return admission
+
+    def _cooldown_admission(self, scope: str) -> Admission:
         with self._lock:
             left = self._state(scope)
             if left is None:
@@ -301,6 +340,10 @@ class InProcessCoordination:
                 token = self._probes[scope] = new_probe_token()
                 return Admission(0.0, token)
             return Admission(poll_wait(self._poll, left + self._lease))
+
+    def record_limits(self, scope: str, limits: RateLimits) -> None:
+        """Keep what a response under ``scope`` stated of its rate-limit windows."""
+        self._pace.record(scope, limits)
 
     def end_probe(self, scope: str, token: str, *, lifted: bool) -> None:
         """End the probe holding ``token``; ``lifted`` ends an ended cooldown at once."""
@@ -365,10 +408,14 @@ class InProcessCoordination:
         """:meth:`record_success` (no I/O)."""
         self.record_success(scope, budget)
 
+    async def arecord_limits(self, scope: str, limits: RateLimits) -> None:
+        """:meth:`record_limits` (no I/O)."""
+        self.record_limits(scope, limits)
+
     def __repr__(self) -> str:
         return (
             f"InProcessCoordination(max_cooldown={self._max_cooldown:g}, "
-            f"probe_lease={self._lease:g})"
+            f"probe_lease={self._lease:g}, headroom={self._pace.headroom:g})"
         )
 
 
@@ -473,6 +520,26 @@ class FailOpen:
         except Exception as error:  # noqa: BLE001 - fail open, reported
             self._report("arecord_success", error)
             budget.record_success()
+
+    def record_limits(self, scope: str, limits: RateLimits) -> None:
+        """Give the backend a response's rate-limit windows, if it paces (it may not)."""
+        record = getattr(self._backend, "record_limits", None)
+        if record is None:
+            return
+        try:
+            record(scope, limits)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("record_limits", error)
+
+    async def arecord_limits(self, scope: str, limits: RateLimits) -> None:
+        """:meth:`record_limits` for async callers."""
+        record = getattr(self._backend, "arecord_limits", None)
+        if record is None:
+            return
+        try:
+            await record(scope, limits)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("arecord_limits", error)
 
     def _usable(self, operation: str, answer: object) -> Admission:
         """``answer`` if a call can act on it, else ``Admission(0.0)`` (reported)."""

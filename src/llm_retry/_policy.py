@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, Self, TypeVar, cast
 
@@ -27,8 +27,16 @@ from llm_retry._checks import (
     require_number,
 )
 from llm_retry._config import parse_environ, parse_mapping
-from llm_retry._coordination import Coordination, Scope, check_scope
+from llm_retry._coordination import (
+    DEFAULT_SCOPE,
+    Coordination,
+    FailOpen,
+    Scope,
+    check_scope,
+    named_scope,
+)
 from llm_retry._events import RetryEvent, log_retry
+from llm_retry._limits import RateLimits, read_rate_limits
 from llm_retry._stats import RetryStats
 from llm_retry._strategies import (
     DEFAULT_INITIAL_WAIT,
@@ -239,6 +247,51 @@ class RetryPolicy:
         .. versionadded:: 0.1.0
         """
         return Attempts(self, name)
+
+    def record_rate_limits(
+        self,
+        headers: Mapping[str, str] | Iterable[tuple[str, str]],
+        *,
+        scope: str | None = None,
+        now: float | None = None,
+    ) -> RateLimits:
+        """Read a response's rate-limit headers and pace later attempts by them.
+
+        Call it with every response's headers, success or error, of a client the
+        policy does not see (the Mistral adapter does it itself). Under the backend's
+        ``headroom``, an attempt under ``scope`` then waits for the window's refill
+        instead of being sent into a 429. Without ``coordination`` nothing is kept;
+        the headers are read all the same. Never raises for the headers' content and
+        does no I/O.
+
+        Args:
+            headers: The response's headers (see :func:`llm_retry.read_rate_limits`).
+            scope: The scope the response's call ran under; default: :meth:`scope_of`
+                with no arguments (the policy's ``scope`` name, else ``"default"``).
+            now: Epoch seconds the response arrived (for a reset stated as a time in a
+                response without ``Date``); default: now.
+
+        Returns:
+            What the headers stated.
+
+        .. versionadded:: 0.3.0
+        """
+        limits = read_rate_limits(headers, now=now)
+        if self.coordination is not None:
+            named = self.scope_of() if scope is None else check_scope(scope)
+            FailOpen(self.coordination).record_limits(named, limits)
+        return limits
+
+    def scope_of(self, *args: object, **kwargs: object) -> str:
+        """The scope a call with these arguments shares its cooldown, budget and pace under.
+
+        The policy's ``scope`` (a name, or its function called with the arguments), else
+        the first argument's ``llm_retry_scope``, else ``"default"``: what the policy
+        uses when it runs ``fn(*args, **kwargs)`` with a ``coordination`` backend.
+
+        .. versionadded:: 0.3.0
+        """
+        return named_scope(self.scope, args, kwargs) or DEFAULT_SCOPE
 
 
 def _redis_coordination(url: str, key_prefix: str, env_prefix: str) -> Coordination:

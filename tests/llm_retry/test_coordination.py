@@ -1,6 +1,7 @@
 """Coordination: scopes, the in-process backend, and how a call uses any backend."""
 
 import asyncio
+import dataclasses
 import logging
 import math
 import threading
@@ -14,8 +15,11 @@ from llm_retry import (
     Coordination,
     GiveUpReason,
     InProcessCoordination,
+    RateLimits,
     RetryBudget,
     RetryPolicy,
+    Unit,
+    Window,
     instant_retries,
     retry_info,
 )
@@ -293,7 +297,8 @@ def test_cooldown_past_the_deadline_fails_fast(make_policy, clock, script):
     assert clock.sleeps == []
     info = retry_info(raised.value)
     assert (info.reason, info.attempts, info.code) == (GiveUpReason.COOLDOWN, 0, "RATE_LIMIT")
-    assert "'s' ends in 20.00s, after this call's deadline (10s)" in str(raised.value)
+    assert "'s' admits its next attempt in 20.00s" in str(raised.value)
+    assert "after this call's deadline (10s)" in str(raised.value)
     assert raised.value.retry_after == 20.0
     assert policy.stats.give_up_reasons == {GiveUpReason.COOLDOWN: 1}
 
@@ -650,11 +655,141 @@ def test_mistral_adapter_calls_share_the_models_scope(clock):
     assert shared.cooldown("default") == 0.0
 
 
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    "use_async", [pytest.param(False, id="sync"), pytest.param(True, id="async")]
+)
+def test_mistral_adapter_paces_by_the_headers_it_receives(clock, use_async):
+    """A 200 stating no request left this minute holds the model's next call, over loopback."""
+    from adapter import Context, MistralAdapter, MistralAdapterSync, get_model
+    from adapter.pi import UserMessage
+    from adapter.testing import FakeMistral, rate_limit_headers, text_reply
+
+    spent = dataclasses.replace(
+        text_reply("hi"), headers=rate_limit_headers(remaining_requests=0, remaining_tokens=9)
+    )
+    shared = InProcessCoordination(clock=clock, headroom=0.0)
+    policy = RetryPolicy(coordination=shared, on_retry=None, clock=clock)
+    context = Context(messages=[UserMessage(content="hi", timestamp=0)])
+    model = f"mistral:{get_model('mistral-small-latest').id}"
+
+    async def twice_async(url):
+        async with MistralAdapter(api_key="k", base_url=url, retry=policy) as adapter:
+            await adapter.complete("mistral-small-latest", context)
+            with instant_retries() as recorder:
+                await adapter.complete("mistral-small-latest", context)
+        return recorder.sleeps
+
+    def twice(url):
+        with MistralAdapterSync(api_key="k", base_url=url, retry=policy) as adapter:
+            adapter.complete("mistral-small-latest", context)
+            with instant_retries() as recorder:
+                adapter.complete("mistral-small-latest", context)
+        return recorder.sleeps
+
+    with FakeMistral(spent, text_reply("again")) as fake:
+        [pause] = asyncio.run(twice_async(fake.url)) if use_async else twice(fake.url)
+    assert 60.0 <= pause <= 66.0  # a minute's window, plus up to 10 % wake-up jitter
+    # The second reply stated no limits: nothing holds the model's scope any more.
+    assert shared.admit(model).wait == 0.0
+
+
 def test_in_process_repr_names_the_cap():
     """The repr shows the settings."""
     assert repr(InProcessCoordination(max_cooldown=30)) == (
-        "InProcessCoordination(max_cooldown=30, probe_lease=1)"
+        "InProcessCoordination(max_cooldown=30, probe_lease=1, headroom=0.05)"
     )
+
+
+# --- pacing from stated rate limits -------------------------------------------------------
+
+SPENT = {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "7s"}
+
+
+@pytest.mark.parametrize(
+    "use_async", [pytest.param(False, id="sync"), pytest.param(True, id="async")]
+)
+def test_stated_limits_pace_the_next_attempt(make_policy, clock, script, use_async):
+    """A response that left no request: the next attempt waits for the stated refill."""
+    shared = InProcessCoordination(clock=clock, headroom=0.0)
+    policy = make_policy(coordination=shared, scope="s")
+    stated = policy.record_rate_limits(SPENT)
+    assert stated.windows[0].reset == 7.0
+    backend = script("ok")
+    call = policy.wrap(backend.acall if use_async else backend)
+    with instant_retries() as recorder:
+        assert (asyncio.run(call()) if use_async else call()) == "ok"
+    [pause] = recorder.sleeps
+    assert 7.0 <= pause <= 7.7  # the refill, plus up to 10 % wake-up jitter
+    assert backend.calls == 1
+
+
+def test_scope_of_names_what_a_call_shares(make_policy):
+    """The policy's name, its function of the arguments, the argument's own, else default."""
+
+    class Call:
+        llm_retry_scope = "mistral:small"
+
+    assert make_policy(scope="s").scope_of(Call()) == "s"
+    assert (
+        make_policy(scope=lambda call, n: f"{call.llm_retry_scope}-{n}").scope_of(Call(), n=2)
+        == "mistral:small-2"
+    )
+    assert make_policy().scope_of(Call()) == "mistral:small"
+    assert make_policy().scope_of() == "default"
+
+
+def test_a_refill_past_the_deadline_fails_fast(make_policy, clock, script):
+    """Not attempted, not waited: the error says when the scope admits again."""
+    shared = InProcessCoordination(clock=clock, headroom=0.0)
+    policy = make_policy(coordination=shared, scope="s", deadline=5.0)
+    policy.record_rate_limits(SPENT)
+    backend = script("ok")
+    with pytest.raises(RateLimitError) as raised:
+        policy.wrap(backend)()
+    assert backend.calls == 0
+    assert "'s' admits its next attempt in 7.00s" in str(raised.value)
+    assert retry_info(raised.value).reason is GiveUpReason.COOLDOWN
+
+
+def test_records_go_to_the_named_scope(make_policy, clock):
+    """The scope given, else the policy's (its name, its function's); none without a backend."""
+    shared = InProcessCoordination(clock=clock, headroom=0.0)
+    make_policy(coordination=shared, scope="mine").record_rate_limits(SPENT)
+    make_policy(coordination=shared).record_rate_limits(SPENT, scope="given")
+    make_policy(coordination=shared, scope=lambda: "x").record_rate_limits(SPENT)
+    assert [shared.admit(name).wait for name in ("mine", "given", "x", "default")] == [
+        7.0,
+        7.0,
+        7.0,
+        0.0,
+    ]
+    assert make_policy().record_rate_limits(SPENT).windows  # read, kept nowhere
+    with pytest.raises(ValueError, match="scope"):
+        make_policy(coordination=shared).record_rate_limits(SPENT, scope="a{b}")
+
+
+def test_a_paced_prober_frees_the_lease(clock):
+    """After a cooldown, a prober held by the pace gives the lease back for the refill."""
+    shared = InProcessCoordination(clock=clock, headroom=0.0, probe_lease=30.0)
+    shared.extend_cooldown("s", 1.0)
+    clock.advance(1.0)
+    shared.record_limits("s", RateLimits((Window(Unit.REQUESTS, 0, None, 4.0),)))
+    assert shared.admit("s") == Admission(4.0)
+    clock.advance(4.0)
+    probe = shared.admit("s")
+    assert probe.wait == 0.0
+    assert probe.probe is not None  # the lease was free to take
+
+
+def test_a_backend_without_pacing_takes_no_record(make_policy, clock, script, caplog):
+    """A backend of one's own need not pace: records are dropped, silently."""
+    backend = Recording()
+    policy = make_policy(coordination=backend, scope="s")
+    with caplog.at_level(logging.WARNING, logger="llm_retry"):
+        policy.record_rate_limits(SPENT)
+        assert policy.wrap(script("ok"))() == "ok"
+    assert caplog.records == []
 
 
 def test_from_mapping_refuses_a_scope_that_is_not_a_string():
@@ -713,6 +848,10 @@ class Broken(Recording):
         """Raise."""
         self._fail("arecord_success")
 
+    def record_limits(self, *_args, **_kwargs):
+        """Raise."""
+        self._fail("record_limits")
+
 
 @pytest.mark.parametrize(
     "use_async", [pytest.param(False, id="sync"), pytest.param(True, id="async")]
@@ -742,6 +881,18 @@ def test_a_backend_that_raises_never_fails_the_call(make_policy, script, caplog,
         for operation in sorted(set(operations))
     ]
     assert "a bug in the backend" not in caplog.text
+
+
+def test_a_record_that_raises_never_fails_the_caller(make_policy, caplog):
+    """Recording a response's limits into a broken backend: one WARNING, nothing raised."""
+    policy = make_policy(coordination=Broken(), scope="s")
+    with caplog.at_level(logging.WARNING, logger="llm_retry"):
+        assert policy.record_rate_limits(SPENT).windows
+    [warning] = [r.getMessage() for r in caplog.records]
+    assert warning == (
+        "llm_retry: Broken.record_limits() raised RuntimeError; the call goes on without "
+        "coordination for it (reported once per process)"
+    )
 
 
 class ProbeEndBroken(Recording):

@@ -28,7 +28,16 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from structlog.testing import capture_logs
 
 from llm_errors import RateLimitError
-from llm_retry import GiveUpReason, RetryBudget, RetryPolicy, instant_retries, retry_info
+from llm_retry import (
+    GiveUpReason,
+    RateLimits,
+    RetryBudget,
+    RetryPolicy,
+    Unit,
+    Window,
+    instant_retries,
+    retry_info,
+)
 from llm_retry.instrumentation import (
     CooldownEvent,
     CoordinationEvent,
@@ -773,6 +782,40 @@ def test_a_finished_event_loop_closes_its_client(own_redis_server, prefix):
     finally:
         client.close()
         backend.close()
+
+
+# --- pacing from stated rate limits ----------------------------------------------------------
+
+SPENT_REQUESTS = RateLimits((Window(Unit.REQUESTS, 0, None, 30.0),))
+
+
+def test_stated_limits_pace_admissions_sync_and_async(coordination):
+    """A response that left no request holds this process's next attempts until the refill."""
+    coordination.record_limits(SCOPE, SPENT_REQUESTS)
+
+    async def admitted():
+        try:
+            await coordination.arecord_limits("other", SPENT_REQUESTS)
+            return (await coordination.aadmit(SCOPE)).wait, (await coordination.aadmit("x")).wait
+        finally:
+            await coordination.aclose()
+
+    waits = [coordination.admit(SCOPE).wait, *asyncio.run(admitted())]
+    assert 0.0 < waits[0] <= 30.0
+    assert 0.0 < waits[1] <= waits[0]
+    assert waits[2] == 0.0
+    assert coordination.fallbacks == 0
+
+
+def test_a_paced_prober_gives_the_lease_back(coordination, server):
+    """Half-open in Redis, the prober the pace holds ends its lease so another may probe."""
+    seconds, micros = server.time()
+    ended = seconds * 1_000_000 + micros - 1
+    server.set(coordination.key(SCOPE, "cooldown"), str(ended), px=60_000)
+    coordination.record_limits(SCOPE, SPENT_REQUESTS)
+    assert coordination.admit(SCOPE).wait > 0.0
+    assert server.exists(coordination.key(SCOPE, "probe")) == 0
+    assert server.exists(coordination.key(SCOPE, "cooldown")) == 1
 
 
 # --- configuration ----------------------------------------------------------------------

@@ -401,6 +401,7 @@ class Settings:
             never_raise=options.never_raise,
             limits=self.limits,
             scrub=self.scrub,
+            retry=self.retry,
         )
 
 
@@ -439,6 +440,7 @@ class StreamCall:
         "limits",
         "model",
         "never_raise",
+        "retry",
         "state",
         "timeout",
         "timeouts",
@@ -457,8 +459,10 @@ class StreamCall:
         never_raise: bool,
         limits: Limits,
         scrub: Scrubber,
+        retry: RetryPolicy | None = None,
     ) -> None:
         self.model = model
+        self.retry = retry
         self.limits = limits
         self._scrub = scrub
         self._body: BodyDecoder | None = None
@@ -504,6 +508,15 @@ class StreamCall:
         """Seconds left before the total deadline (``None``: no deadline)."""
         deadline = self._deadline
         return None if deadline is None else max(deadline - time.monotonic(), 0.0)
+
+    def received(self, headers: httpx.Headers) -> None:
+        """A response arrived: its rate-limit headers pace this scope's next attempts.
+
+        Every response, success or error, with a retry policy (``RetryPolicy.
+        record_rate_limits``, under the scope this call's attempts run under).
+        """
+        if self.retry is not None:
+            self.retry.record_rate_limits(headers, scope=self.retry.scope_of(self))
 
     @staticmethod
     def rejects(status: int, headers: httpx.Headers) -> bool:

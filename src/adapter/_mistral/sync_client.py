@@ -181,6 +181,7 @@ class MistralAdapterSync:
             )
             response = self._client.send(request, stream=True)
             deadline.watch(response)
+            call.received(response.headers)
             if call.rejects(response.status_code, response.headers):
                 raise call.response_error(
                     response.status_code, response.headers, _read_body(response, call)

@@ -30,9 +30,12 @@ from llm_retry._coordination import (
     InProcessCoordination,
     check_scope,
     new_probe_token,
+    paced,
     poll_wait,
 )
 from llm_retry._hooks import CoordinationEvent, dispatch
+from llm_retry._limits import RateLimits
+from llm_retry._pace import DEFAULT_HEADROOM
 
 __all__ = ["DEFAULT_PREFIX", "SCHEMES", "RedisCoordination", "check_url"]
 
@@ -300,6 +303,9 @@ class RedisCoordination:
         warn_every: Least seconds between two warnings about Redis being unavailable.
         cluster: Connect with Redis Cluster clients (``redis.cluster.RedisCluster`` and
             its asyncio twin); a scope's keys share one slot through their hash tag.
+        headroom: Share of a stated rate-limit window kept free (:meth:`record_limits`).
+            The windows are this process's: each response states the provider's count,
+            which every process of the fleet spends.
 
     The sync client is made on first use; async callers get one client per event loop.
     Close them with :meth:`close` and :meth:`aclose`.
@@ -344,6 +350,7 @@ class RedisCoordination:
         pause: float = 1.0,
         warn_every: float = 60.0,
         cluster: bool = False,
+        headroom: float = DEFAULT_HEADROOM,
     ) -> None:
         self._cluster = bool(cluster)
         self._url = check_url(url, cluster=self._cluster)
@@ -353,7 +360,10 @@ class RedisCoordination:
         self._pause = require_number("pause", pause)
         self._warn_every = require_number("warn_every", warn_every)
         self._local = InProcessCoordination(
-            max_cooldown=max_cooldown, probe_lease=probe_lease, probe_poll=probe_poll
+            max_cooldown=max_cooldown,
+            probe_lease=probe_lease,
+            probe_poll=probe_poll,
+            headroom=headroom,
         )
         # At least a millisecond, so a cooldown key always outlives its cooldown.
         self._lease_ms = max(1, round(self._local.probe_lease * 1000))
@@ -619,7 +629,12 @@ class RedisCoordination:
         token = new_probe_token()
         keys = self._cooldown_keys(scope)
         answer = self._run(lambda s: s.admit(keys=keys, args=[token]), _state)
-        return self._local.admit(scope) if answer is None else self._admission(answer, token)
+        if answer is None:
+            return self._local.admit(scope)
+        admission, freed = paced(self._admission(answer, token), self._local.pace, scope)
+        if freed is not None:
+            self.end_probe(scope, freed, lifted=False)
+        return admission
 
     async def aadmit(self, scope: str) -> Admission:
         """:meth:`admit` for async callers."""
@@ -629,7 +644,12 @@ class RedisCoordination:
         token = new_probe_token()
         keys = self._cooldown_keys(scope)
         answer = await self._arun(lambda s: s.admit(keys=keys, args=[token]), _state)
-        return self._local.admit(scope) if answer is None else self._admission(answer, token)
+        if answer is None:
+            return self._local.admit(scope)
+        admission, freed = paced(self._admission(answer, token), self._local.pace, scope)
+        if freed is not None:
+            await self.aend_probe(scope, freed, lifted=False)
+        return admission
 
     def _admission(self, answer: tuple[int, int], token: str) -> Admission:
         """The admit script's ``{state, microseconds}`` as an :class:`Admission`."""
@@ -681,6 +701,14 @@ class RedisCoordination:
         args: _Args = [repr(budget.capacity), repr(budget.refill), self._key_ttl_ms]
         if await self._arun(lambda s: s.record(keys=key, args=args), _flag) is None:
             budget.record_success()
+
+    def record_limits(self, scope: str, limits: RateLimits) -> None:
+        """Keep a response's rate-limit windows in this process (no Redis command)."""
+        self._local.record_limits(scope, limits)
+
+    async def arecord_limits(self, scope: str, limits: RateLimits) -> None:
+        """:meth:`record_limits` for async callers."""
+        self._local.record_limits(scope, limits)
 
     # --- lifecycle --------------------------------------------------------------------
 

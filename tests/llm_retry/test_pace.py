@@ -1,0 +1,81 @@
+"""Pace: attempts held while a stated window is nearly spent, on a fake clock (pure)."""
+
+import pytest
+
+from llm_retry._limits import RateLimits, Unit, Window
+from llm_retry._pace import Pace
+
+
+def limits(*windows):
+    return RateLimits(tuple(windows))
+
+
+def test_requests_are_admitted_down_to_the_headroom_then_wait_for_the_refill(clock):
+    """60 a minute, 5 % kept: with 6 left, 3 go, the 4th waits until the stated refill."""
+    pace = Pace(headroom=0.05, clock=clock)
+    pace.record("s", limits(Window(Unit.REQUESTS, remaining=6, limit=60, reset=20.0)))
+    assert [pace.wait("s") for _ in range(3)] == [0.0, 0.0, 0.0]
+    clock.advance(5.0)
+    assert pace.wait("s") == 15.0
+    assert pace.wait("s") == 15.0  # a wait admits nothing
+    clock.advance(16.0)
+    assert [pace.wait("s") for _ in range(10)] == [0.0] * 10  # refilled: the statement is gone
+    assert pace.wait("other") == 0.0
+
+
+def test_a_new_statement_replaces_the_count(clock):
+    """The server's count is the truth: the next response resets what was admitted."""
+    pace = Pace(headroom=0.0, clock=clock)
+    pace.record("s", limits(Window(Unit.REQUESTS, remaining=1, limit=None, reset=30.0)))
+    assert pace.wait("s") == 0.0
+    assert pace.wait("s") == 30.0
+    pace.record("s", limits(Window(Unit.REQUESTS, remaining=2, limit=None, reset=30.0)))
+    assert pace.wait("s") == 0.0
+
+
+def test_a_spent_token_window_holds_every_attempt(clock):
+    """Tokens: no estimate per attempt, so the window holds once what is left is the headroom."""
+    pace = Pace(headroom=0.1, clock=clock)
+    spent = Window(Unit.TOKENS, remaining=1000, limit=10_000, reset=12.0)
+    fresh = Window(Unit.REQUESTS, remaining=50, limit=60, reset=3.0)
+    pace.record("s", limits(fresh, spent))
+    assert pace.wait("s") == 12.0
+    pace.record("s", limits(fresh, spent._replace(remaining=1001)))
+    assert pace.wait("s") == 0.0
+
+
+def test_the_longest_refill_of_the_short_windows_is_waited(clock):
+    """Two windows short: the later refill."""
+    pace = Pace(headroom=0.0, clock=clock)
+    pace.record(
+        "s",
+        limits(
+            Window(Unit.REQUESTS, remaining=0, limit=None, reset=2.0),
+            Window(Unit.TOKENS, remaining=0, limit=None, reset=9.0),
+        ),
+    )
+    assert pace.wait("s") == 9.0
+
+
+@pytest.mark.parametrize("reset", [None, 0.0])
+def test_a_window_without_a_refill_time_holds_nothing(clock, reset):
+    """Nothing to wait for: never paced on a guess."""
+    pace = Pace(clock=clock)
+    pace.record("s", limits(Window(Unit.REQUESTS, remaining=0, limit=60, reset=reset)))
+    assert pace.wait("s") == 0.0
+
+
+def test_scopes_are_bounded(clock):
+    """Past max_scopes, the scope refilling soonest is forgotten."""
+    pace = Pace(headroom=0.0, max_scopes=2, clock=clock)
+    for name, reset in (("a", 5.0), ("b", 50.0), ("c", 30.0)):
+        pace.record(name, limits(Window(Unit.REQUESTS, remaining=0, limit=None, reset=reset)))
+    assert [pace.wait(name) for name in "abc"] == [0.0, 50.0, 30.0]
+
+
+@pytest.mark.parametrize(
+    ("headroom", "error"), [(1.0, ValueError), (-0.1, ValueError), ("x", TypeError)]
+)
+def test_headroom_is_a_share(clock, headroom, error):
+    with pytest.raises(error, match="headroom"):
+        Pace(headroom=headroom, clock=clock)
