@@ -12,6 +12,7 @@ import typing
 
 from llm_errors._version import module_attribute as _module_attribute
 from llm_retry._attempts import Attempt, Attempts
+from llm_retry._breaker import BREAKER_CODES, BreakerState, CircuitBreaker
 from llm_retry._budget import RetryBudget
 from llm_retry._coordination import Admission, Coordination, InProcessCoordination
 from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, log_retry, retry_info
@@ -26,9 +27,12 @@ from llm_retry._strategies import (
 from llm_retry._testing import RetryRecorder, instant_retries
 
 __all__ = [
+    "BREAKER_CODES",
     "Admission",
     "Attempt",
     "Attempts",
+    "BreakerState",
+    "CircuitBreaker",
     "Coordination",
     "GiveUpReason",
     "InProcessCoordination",

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 import tenacity as _t
 
-from llm_errors import Classification, ErrorCode, RateLimitError
+from llm_errors import Classification, ErrorCode, RateLimitError, ServerError
+from llm_retry._breaker import BREAKER_CODES
 from llm_retry._coordination import (
     COOLDOWN_CODES,
     DEFAULT_SCOPE,
@@ -190,6 +191,13 @@ class Call:
         if left <= 0:
             self._probe = admission.probe
             return 0.0
+        if admission.breaker:
+            detail = (
+                f"the circuit breaker of scope {scope!r} is open; it lets a probe through "
+                f"in {left:.2f}s"
+            )
+            self._stop = (GiveUpReason.BREAKER_OPEN, detail)
+            raise ServerError(f"not attempted: {detail}", retry_after=left)
         elapsed = self.elapsed()
         if left > self._policy.deadline - elapsed:
             detail = (
@@ -220,6 +228,8 @@ class Call:
         cooldown = self._cooldown_of(error)
         if cooldown is not None:
             self._coordination.extend_cooldown(cooldown[0], cooldown[1])
+        if self._scope is not None and self._counts_against_breaker(error):
+            self._coordination.record_outcome(self._scope, failed=True)
         if self._probe is not None and self._scope is not None:
             probe, self._probe = self._probe, None
             self._coordination.end_probe(self._scope, probe, lifted=False)
@@ -233,10 +243,16 @@ class Call:
         cooldown = self._cooldown_of(error)
         if cooldown is not None:
             await self._coordination.aextend_cooldown(cooldown[0], cooldown[1])
+        if self._scope is not None and self._counts_against_breaker(error):
+            await self._coordination.arecord_outcome(self._scope, failed=True)
         if self._probe is not None and self._scope is not None:
             probe, self._probe = self._probe, None
             await self._coordination.aend_probe(self._scope, probe, lifted=False)
         return is_retryable(error, self._retry_on, self.classify)
+
+    def _counts_against_breaker(self, error: BaseException) -> bool:
+        """Whether ``error`` is an outage's failure (a permanent one says nothing of health)."""
+        return isinstance(error, Exception) and self.classify(error).code in BREAKER_CODES
 
     def _cooldown_of(self, error: BaseException) -> tuple[str, float] | None:
         """The scope and seconds of the cooldown ``error`` asks every caller to keep.
@@ -397,6 +413,8 @@ class Call:
 
     def got_through(self) -> None:
         """The retryable phase succeeded: lift the cooldown it probed, refill the budget."""
+        if self._scope is not None:
+            self._coordination.record_outcome(self._scope, failed=False)
         if self._probe is not None and self._scope is not None:
             probe, self._probe = self._probe, None
             self._coordination.end_probe(self._scope, probe, lifted=True)
@@ -406,6 +424,8 @@ class Call:
 
     async def agot_through(self) -> None:
         """:meth:`got_through` for async callers."""
+        if self._scope is not None:
+            await self._coordination.arecord_outcome(self._scope, failed=False)
         if self._probe is not None and self._scope is not None:
             probe, self._probe = self._probe, None
             await self._coordination.aend_probe(self._scope, probe, lifted=True)

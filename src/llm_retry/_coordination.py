@@ -33,8 +33,10 @@ from collections.abc import Callable, Mapping
 from typing import Final, NamedTuple, Protocol, runtime_checkable
 
 from llm_errors import ErrorCode
+from llm_retry._breaker import BreakerState, CircuitBreaker, Outcomes
 from llm_retry._budget import RetryBudget
 from llm_retry._checks import require_callable, require_int, require_number, shown
+from llm_retry._hooks import BreakerEvent, dispatch
 from llm_retry._limits import RateLimits
 from llm_retry._pace import DEFAULT_HEADROOM, Pace
 
@@ -96,6 +98,9 @@ class Admission(NamedTuple):
     #: The probe lease's token when this caller is the prober (it must end the probe
     #: with ``end_probe``), else ``None``.
     probe: str | None = None
+    #: The scope's circuit breaker is open: the call fails now instead of waiting
+    #: (``wait`` is the time to the breaker's probe).
+    breaker: bool = False
 
 
 @runtime_checkable
@@ -235,22 +240,28 @@ class InProcessCoordination:
         probe_poll: About how often a waiter looks again while another call probes.
         headroom: Share of a stated rate-limit window kept free: an attempt that would
             leave less waits until the window refills (:meth:`record_limits`).
+        breaker: A circuit breaker per scope (:class:`~llm_retry.CircuitBreaker`), fed
+            by :meth:`record_outcome`; ``None``: no breaker.
         clock: Monotonic seconds.
 
     .. versionadded:: 0.2.0
     .. versionchanged:: 0.3.0 ``headroom``, :meth:`record_limits` and pacing in
-       :meth:`admit`.
+       :meth:`admit`; ``breaker``, :meth:`record_outcome` and :meth:`breaker_state`.
     """
 
     __slots__ = (
+        "_breaker",
         "_clock",
         "_lease",
         "_lock",
         "_max_cooldown",
         "_max_scopes",
+        "_open",
         "_pace",
+        "_pending",
         "_poll",
         "_probes",
+        "_tally",
         "_until",
     )
 
@@ -262,6 +273,7 @@ class InProcessCoordination:
         probe_lease: float = DEFAULT_PROBE_LEASE,
         probe_poll: float = DEFAULT_PROBE_POLL,
         headroom: float = DEFAULT_HEADROOM,
+        breaker: CircuitBreaker | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._max_cooldown = require_number("max_cooldown", max_cooldown)
@@ -271,6 +283,16 @@ class InProcessCoordination:
         require_callable("clock", clock)
         self._clock = clock
         self._pace = Pace(headroom=headroom, max_scopes=max_scopes, clock=clock)
+        if breaker is not None and not isinstance(breaker, CircuitBreaker):
+            raise TypeError(
+                f"breaker must be a CircuitBreaker or None, got {type(breaker).__name__}"
+            )
+        self._breaker = breaker
+        self._tally = None if breaker is None else Outcomes(breaker, max_scopes=max_scopes)
+        # A scope whose cooldown is its breaker's open time: how long it was opened for.
+        self._open: dict[str, float] = {}
+        # Breaker events made under the lock, sent to the hooks once it is released.
+        self._pending: list[BreakerEvent] = []
         # A scope's cooldown end; kept through the half-open time after it.
         self._until: dict[str, float] = {}
         # A half-open scope's prober: its token.
@@ -307,16 +329,32 @@ class InProcessCoordination:
             return None
         left = until - self._clock()
         if left + self._lease <= 0:
-            del self._until[scope]
-            self._probes.pop(scope, None)
+            self._forget(scope)
             return None
         return left
+
+    def _forget(self, scope: str) -> None:
+        """Close ``scope``: no cooldown, probe or open breaker (the lock is held)."""
+        self._until.pop(scope, None)
+        self._probes.pop(scope, None)
+        if self._open.pop(scope, None) is not None:
+            self._pending.append(BreakerEvent(scope=scope, state=BreakerState.CLOSED))
+
+    def _send(self) -> None:
+        """Send the breaker events made under the lock, outside it (a hook may call back)."""
+        if not self._pending:
+            return
+        with self._lock:
+            events, self._pending = self._pending, []
+        for event in events:
+            dispatch(event)
 
     def cooldown(self, scope: str) -> float:
         """Seconds left of ``scope``'s cooldown in this process."""
         with self._lock:
             left = self._state(scope)
-            return 0.0 if left is None or left <= 0 else left
+        self._send()
+        return 0.0 if left is None or left <= 0 else left
 
     def admit(self, scope: str) -> Admission:
         """Wait out the cooldown; after it, admit one prober and let the others poll.
@@ -325,6 +363,7 @@ class InProcessCoordination:
         windows are nearly spent (:meth:`record_limits`), until they refill.
         """
         admission, freed = paced(self._cooldown_admission(scope), self._pace, scope)
+        self._send()
         if freed is not None:
             self.end_probe(scope, freed, lifted=False)
         return admission
@@ -334,12 +373,63 @@ class InProcessCoordination:
             left = self._state(scope)
             if left is None:
                 return Admission(0.0)
+            opened = scope in self._open
             if left > 0:
-                return Admission(left)
+                return Admission(left, breaker=opened)
             if scope not in self._probes:
                 token = self._probes[scope] = new_probe_token()
+                if opened:
+                    self._pending.append(BreakerEvent(scope=scope, state=BreakerState.HALF_OPEN))
                 return Admission(0.0, token)
+            if opened:  # the probe is on its way: fail now, try after its lease
+                return Admission(left + self._lease, breaker=True)
             return Admission(poll_wait(self._poll, left + self._lease))
+
+    def record_outcome(self, scope: str, *, failed: bool) -> None:
+        """Count an attempt's outcome for ``scope``'s breaker (no breaker: nothing).
+
+        ``failed``: it failed as an outage fails (:data:`~llm_retry.BREAKER_CODES`);
+        else it got through. Opens the breaker when the window says so; a failure while
+        the breaker is half-open (its probe's) opens it again for twice as long.
+        """
+        settings, tally = self._breaker, self._tally
+        if settings is None or tally is None:
+            return
+        with self._lock:
+            now = self._clock()
+            left = self._state(scope)
+            opened = self._open.get(scope)
+            if opened is not None:
+                if failed and left is not None and left <= 0:
+                    self._open_breaker(scope, now, settings.reopened(opened))
+            elif tally.record(scope, now, failed=failed):
+                tally.forget(scope)
+                self._open_breaker(scope, now, settings.open_for)
+        self._send()
+
+    def _open_breaker(self, scope: str, now: float, seconds: float) -> None:
+        """Open ``scope``'s breaker for ``seconds`` (the lock is held)."""
+        if scope not in self._until and len(self._until) >= self._max_scopes:
+            self._make_room(now)
+        self._until[scope] = max(now + seconds, self._until.get(scope, -math.inf))
+        self._open[scope] = seconds
+        self._probes.pop(scope, None)
+        self._pending.append(BreakerEvent(scope=scope, state=BreakerState.OPEN, open_for=seconds))
+
+    def breaker_state(self, scope: str) -> tuple[BreakerState, float]:
+        """``scope``'s breaker and the seconds to its probe (``0.0`` unless open).
+
+        Closed, also without a breaker.
+        """
+        with self._lock:
+            left = self._state(scope)
+            opened = scope in self._open
+        self._send()
+        if left is None or not opened:
+            return BreakerState.CLOSED, 0.0
+        if left > 0:
+            return BreakerState.OPEN, left
+        return BreakerState.HALF_OPEN, 0.0
 
     def record_limits(self, scope: str, limits: RateLimits) -> None:
         """Keep what a response under ``scope`` stated of its rate-limit windows."""
@@ -352,7 +442,8 @@ class InProcessCoordination:
                 return
             del self._probes[scope]
             if lifted and self._until.get(scope, math.inf) <= self._clock():
-                del self._until[scope]
+                self._forget(scope)
+        self._send()
 
     def extend_cooldown(self, scope: str, seconds: float) -> None:
         """Make ``scope``'s cooldown last at least ``seconds`` (capped) from now."""
@@ -365,16 +456,14 @@ class InProcessCoordination:
                 self._make_room(now)
             self._until[scope] = until
             self._probes.pop(scope, None)
+        self._send()
 
     def _make_room(self, now: float) -> None:
         """Drop scopes past their half-open time, or else the one ending soonest."""
         for ended in [name for name, until in self._until.items() if until + self._lease <= now]:
-            del self._until[ended]
-            self._probes.pop(ended, None)
+            self._forget(ended)
         if len(self._until) >= self._max_scopes:
-            soonest = min(self._until, key=self._until.__getitem__)
-            del self._until[soonest]
-            self._probes.pop(soonest, None)
+            self._forget(min(self._until, key=self._until.__getitem__))
 
     def try_spend(self, scope: str, budget: RetryBudget) -> bool:  # noqa: ARG002 - one bucket
         """Take a token from ``budget`` itself (shared by whoever holds it)."""
@@ -411,6 +500,10 @@ class InProcessCoordination:
     async def arecord_limits(self, scope: str, limits: RateLimits) -> None:
         """:meth:`record_limits` (no I/O)."""
         self.record_limits(scope, limits)
+
+    async def arecord_outcome(self, scope: str, *, failed: bool) -> None:
+        """:meth:`record_outcome` (no I/O)."""
+        self.record_outcome(scope, failed=failed)
 
     def __repr__(self) -> str:
         return (
@@ -541,14 +634,36 @@ class FailOpen:
         except Exception as error:  # noqa: BLE001 - fail open, reported
             self._report("arecord_limits", error)
 
+    def record_outcome(self, scope: str, *, failed: bool) -> None:
+        """Give the backend an attempt's outcome, if it has a breaker (it may not)."""
+        record = getattr(self._backend, "record_outcome", None)
+        if record is None:
+            return
+        try:
+            record(scope, failed=failed)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("record_outcome", error)
+
+    async def arecord_outcome(self, scope: str, *, failed: bool) -> None:
+        """:meth:`record_outcome` for async callers."""
+        record = getattr(self._backend, "arecord_outcome", None)
+        if record is None:
+            return
+        try:
+            await record(scope, failed=failed)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("arecord_outcome", error)
+
     def _usable(self, operation: str, answer: object) -> Admission:
         """``answer`` if a call can act on it, else ``Admission(0.0)`` (reported)."""
         if isinstance(answer, Admission):
             # A backend typed loosely (or not at all) may answer anything: check it all.
             wait: object = answer.wait
             probe: object = answer.probe
+            breaker: object = answer.breaker
             if (
                 (probe is None or isinstance(probe, str))
+                and isinstance(breaker, bool)
                 and isinstance(wait, int | float)
                 and not isinstance(wait, bool)
                 and 0 <= wait < math.inf

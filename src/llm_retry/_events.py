@@ -39,6 +39,8 @@ class GiveUpReason(enum.StrEnum):
     """The shared :class:`~llm_retry.RetryBudget` had no token left."""
     COOLDOWN = "cooldown"
     """The scope's shared cooldown ends after the deadline, so no attempt was made."""
+    BREAKER_OPEN = "breaker_open"
+    """The scope's circuit breaker is open: the call failed at once, before its probe."""
     STREAM_STARTED = "stream_started"
     """A stream failed after items reached the caller; a restart would duplicate them."""
 

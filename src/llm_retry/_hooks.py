@@ -20,9 +20,11 @@ from types import TracebackType
 from typing import TypeAlias
 
 from llm_errors import Classification, ErrorCode
+from llm_retry._breaker import BreakerState
 from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, log_retry
 
 __all__ = [
+    "BreakerEvent",
     "CooldownEvent",
     "CoordinationEvent",
     "GiveUpEvent",
@@ -115,6 +117,24 @@ class CooldownEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class BreakerEvent:
+    """A scope's circuit breaker opened, let its probe through, or closed, as passed to hooks.
+
+    Attributes:
+        scope: The coordination scope whose breaker changed.
+        state: Where it stands now.
+        open_for: For ``open``: the seconds it stays open before its probe (doubled
+            after each failed probe); else ``0.0``.
+
+    .. versionadded:: 0.3.0
+    """
+
+    scope: str
+    state: BreakerState
+    open_for: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class CoordinationEvent:
     """A coordination backend's shared store went away, or came back, as passed to hooks.
 
@@ -149,8 +169,8 @@ class CoordinationEvent:
 
 
 #: What a hook receives: a retry about to happen, the give-up, a wait for a shared
-#: cooldown, or a coordination store's change of state.
-HookEvent: TypeAlias = RetryEvent | GiveUpEvent | CooldownEvent | CoordinationEvent
+#: cooldown, a coordination store's change of state, or a breaker's.
+HookEvent: TypeAlias = RetryEvent | GiveUpEvent | CooldownEvent | CoordinationEvent | BreakerEvent
 #: A global hook: any callable of a :data:`HookEvent` (its result is ignored).
 RetryHook: TypeAlias = Callable[[HookEvent], object]
 
@@ -164,7 +184,8 @@ class LoggingOnRetryHook:
     it itself.
 
     .. versionadded:: 0.2.0
-    .. versionchanged:: 0.3.0 An INFO line per :class:`CooldownEvent`.
+    .. versionchanged:: 0.3.0 An INFO line per :class:`CooldownEvent`, a WARNING when a
+       breaker opens and an INFO line when it lets its probe through or closes.
     """
 
     __slots__ = ()
@@ -177,8 +198,26 @@ class LoggingOnRetryHook:
                 _log_give_up(event)
             case CooldownEvent():
                 _log_cooldown(event)
+            case BreakerEvent():
+                _log_breaker(event)
             case CoordinationEvent():
                 pass
+
+
+def _log_breaker(event: BreakerEvent) -> None:
+    """A WARNING when a scope's breaker opens, an INFO line when it half-opens or closes."""
+    extra = {"scope": event.scope, "breaker": str(event.state)}
+    if event.state is BreakerState.OPEN:
+        logger.warning(
+            "circuit breaker of %s open for %.1fs: its calls fail at once until a probe",
+            event.scope,
+            event.open_for,
+            extra=extra,
+        )
+    else:
+        logger.info(
+            "circuit breaker of %s %s", event.scope, event.state.replace("_", "-"), extra=extra
+        )
 
 
 def _log_cooldown(event: CooldownEvent) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from llm_retry._events import RetryEvent
-from llm_retry._hooks import CooldownEvent, CoordinationEvent, GiveUpEvent
+from llm_retry._hooks import BreakerEvent, CooldownEvent, CoordinationEvent, GiveUpEvent
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
@@ -39,7 +39,9 @@ class OpenTelemetryOnRetryHook:
     ``llm_retry.give_ups``; a wait for a scope's shared cooldown adds ``retry.cooldown``
     (``retry.scope``, ``retry.attempt``, ``retry.wait_s``) and records the wait in
     ``llm_retry.cooldown.wait``; a coordination store going away or coming back adds
-    ``retry.coordination`` and counts ``llm_retry.coordination.changes``. Nothing from
+    ``retry.coordination`` and counts ``llm_retry.coordination.changes``; a breaker's
+    change adds ``retry.breaker`` (``retry.scope``, ``retry.breaker.state``,
+    ``retry.breaker.open_s``) and counts ``llm_retry.breaker.changes``. Nothing from
     the call's arguments or the error's message.
 
     Args:
@@ -47,10 +49,18 @@ class OpenTelemetryOnRetryHook:
             default (the API's proxy, so a provider configured later is used too).
 
     .. versionadded:: 0.2.0
-    .. versionchanged:: 0.3.0 Cooldown waits and coordination changes.
+    .. versionchanged:: 0.3.0 Cooldown waits, coordination and breaker changes.
     """
 
-    __slots__ = ("_changes", "_cooldowns", "_current_span", "_give_ups", "_retries", "_waits")
+    __slots__ = (
+        "_breakers",
+        "_changes",
+        "_cooldowns",
+        "_current_span",
+        "_give_ups",
+        "_retries",
+        "_waits",
+    )
 
     def __init__(self, *, meter_provider: MeterProvider | None = None) -> None:
         from opentelemetry import metrics, trace  # noqa: PLC0415 - optional, imported when used
@@ -81,6 +91,11 @@ class OpenTelemetryOnRetryHook:
             "llm_retry.coordination.changes",
             unit="{change}",
             description="A coordination store going away or coming back, by backend and state.",
+        )
+        self._breakers = meter.create_counter(
+            "llm_retry.breaker.changes",
+            unit="{change}",
+            description="A scope's circuit breaker opening, half-opening or closing.",
         )
 
     def __call__(self, event: HookEvent) -> None:
@@ -138,3 +153,10 @@ class OpenTelemetryOnRetryHook:
                     )
                     span.add_event("retry.coordination", {**change, **error})
                 self._changes.add(1, change)
+            case BreakerEvent():
+                change = {"retry.scope": event.scope, "retry.breaker.state": event.state.value}
+                if recording:
+                    span.add_event(
+                        "retry.breaker", {**change, "retry.breaker.open_s": event.open_for}
+                    )
+                self._breakers.add(1, change)

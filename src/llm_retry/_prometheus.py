@@ -8,11 +8,12 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, NamedTuple
 
+from llm_retry._breaker import BreakerState
 from llm_retry._events import RetryEvent
-from llm_retry._hooks import CooldownEvent, CoordinationEvent, GiveUpEvent
+from llm_retry._hooks import BreakerEvent, CooldownEvent, CoordinationEvent, GiveUpEvent
 
 if TYPE_CHECKING:
-    from prometheus_client import CollectorRegistry, Counter, Histogram
+    from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
     from llm_retry._hooks import HookEvent
 
@@ -20,6 +21,10 @@ __all__ = ["PrometheusOnRetryHook"]
 
 #: Bucket boundaries of the wait histogram, in seconds.
 WAIT_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
+
+
+#: The breaker gauge's value of each state.
+_GAUGE = {BreakerState.CLOSED: 0, BreakerState.HALF_OPEN: 1, BreakerState.OPEN: 2}
 
 
 class _Metrics(NamedTuple):
@@ -30,6 +35,7 @@ class _Metrics(NamedTuple):
     give_ups: Counter
     cooldowns: Histogram
     changes: Counter
+    breakers: Gauge
 
 
 # One set of metrics per registry: registering the same names twice is an error there.
@@ -42,15 +48,17 @@ class PrometheusOnRetryHook:
     ``llm_retry_retries_total`` and ``llm_retry_retry_wait_seconds`` (labels
     ``error_type``, ``scope``), ``llm_retry_give_ups_total`` (labels ``error_type``,
     ``reason``, ``scope``), ``llm_retry_cooldown_wait_seconds`` (label ``scope``) and
-    ``llm_retry_coordination_changes_total`` (labels ``backend``, ``state``). ``scope``
-    names a shared retry coordination scope, and is empty for calls that have none.
+    ``llm_retry_coordination_changes_total`` (labels ``backend``, ``state``), and
+    ``llm_retry_breaker_state`` (label ``scope``: 0 closed, 1 half-open, 2 open).
+    ``scope`` names a shared retry coordination scope, and is empty for calls that have
+    none.
 
     Args:
         registry: Where the metrics are registered (``prometheus_client.REGISTRY`` by
             default); hooks on the same registry share them.
 
     .. versionadded:: 0.2.0
-    .. versionchanged:: 0.3.0 Cooldown waits and coordination changes.
+    .. versionchanged:: 0.3.0 Cooldown waits, coordination changes and breaker states.
     """
 
     __slots__ = ("_metrics",)
@@ -94,6 +102,12 @@ class PrometheusOnRetryHook:
                     ["backend", "state"],
                     registry=chosen,
                 ),
+                breakers=_prom.Gauge(
+                    "llm_retry_breaker_state",
+                    "A scope's circuit breaker: 0 closed, 1 half-open, 2 open.",
+                    ["scope"],
+                    registry=chosen,
+                ),
             )
         self._metrics = found
 
@@ -110,3 +124,5 @@ class PrometheusOnRetryHook:
                 metrics.cooldowns.labels(event.scope).observe(event.sleep)
             case CoordinationEvent():
                 metrics.changes.labels(event.backend, event.state).inc()
+            case BreakerEvent():
+                metrics.breakers.labels(event.scope).set(_GAUGE[event.state])

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from llm_retry._breaker import BreakerState
 from llm_retry._events import RetryEvent
-from llm_retry._hooks import CooldownEvent, CoordinationEvent, GiveUpEvent
+from llm_retry._hooks import BreakerEvent, CooldownEvent, CoordinationEvent, GiveUpEvent
 
 if TYPE_CHECKING:
     from llm_retry._hooks import HookEvent
@@ -75,6 +76,12 @@ class StructlogOnRetryHook:
                     wait_s=event.sleep,
                     elapsed=event.elapsed,
                 )
+            case BreakerEvent(state=BreakerState.OPEN):
+                self._logger.warning(
+                    "llm_retry.breaker", scope=event.scope, state="open", open_s=event.open_for
+                )
+            case BreakerEvent():
+                self._logger.info("llm_retry.breaker", scope=event.scope, state=event.state.value)
             case CoordinationEvent(available=True):
                 self._logger.info(
                     "llm_retry.coordination_available",

@@ -3,8 +3,9 @@
 Modelled on stamina's ``stamina.instrumentation``: a hook is any callable; it receives a
 frozen record (a :data:`HookEvent`): a :class:`~llm_retry.RetryEvent` before each
 retry's wait, a :class:`GiveUpEvent` when a call stops retrying and raises, a
-:class:`CooldownEvent` before a call waits for its scope's shared cooldown, and a
-:class:`CoordinationEvent` when a coordination store (Redis) goes away or comes back.
+:class:`CooldownEvent` before a call waits for its scope's shared cooldown, a
+:class:`CoordinationEvent` when a coordination store (Redis) goes away or comes back,
+and a :class:`BreakerEvent` when a scope's circuit breaker opens, half-opens or closes.
 The active hooks are global (one setting for every policy and call) and run after the
 policy's own ``on_retry``. A hook that raises is logged on the ``llm_retry`` logger and
 never breaks the call.
@@ -27,6 +28,7 @@ The optional backends are extras: ``llm-resilience[otel]``, ``[prometheus]``,
 
 from llm_retry._events import RetryEvent
 from llm_retry._hooks import (
+    BreakerEvent,
     CooldownEvent,
     CoordinationEvent,
     GiveUpEvent,
@@ -43,6 +45,7 @@ from llm_retry._prometheus import PrometheusOnRetryHook
 from llm_retry._structlog import StructlogOnRetryHook
 
 __all__ = [
+    "BreakerEvent",
     "CooldownEvent",
     "CoordinationEvent",
     "GiveUpEvent",

@@ -9,9 +9,18 @@ import time
 
 import pytest
 
-from llm_errors import AuthError, RateLimitError, ServerError
+from llm_errors import (
+    AuthError,
+    ErrorCode,
+    InvalidRequestError,
+    RateLimitError,
+    ServerError,
+    classify,
+)
 from llm_retry import (
     Admission,
+    BreakerState,
+    CircuitBreaker,
     Coordination,
     GiveUpReason,
     InProcessCoordination,
@@ -25,6 +34,7 @@ from llm_retry import (
 )
 from llm_retry._call import MAX_ADMISSIONS
 from llm_retry._coordination import MAX_SCOPE_LENGTH, check_scope, named_scope
+from llm_retry.instrumentation import BreakerEvent, set_on_retry_hooks
 
 
 class Named:
@@ -790,6 +800,148 @@ def test_a_backend_without_pacing_takes_no_record(make_policy, clock, script, ca
         policy.record_rate_limits(SPENT)
         assert policy.wrap(script("ok"))() == "ok"
     assert caplog.records == []
+
+
+# --- the circuit breaker -------------------------------------------------------------------
+
+BREAKER = CircuitBreaker(min_calls=4, failure_ratio=0.5, window=30.0, open_for=5.0)
+
+
+def broken_scope(make_policy, clock, **settings):
+    """A backend with a breaker, a policy under scope "s", and the hooks' events."""
+    shared = InProcessCoordination(clock=clock, breaker=BREAKER, **settings)
+    return shared, make_policy(coordination=shared, scope="s", max_attempts=1)
+
+
+def test_an_outage_opens_the_breaker_and_calls_then_fail_at_once(make_policy, clock, script):
+    """Four 503s: the fifth call is not attempted, fails SERVER with the time to the probe."""
+    shared, policy = broken_scope(make_policy, clock)
+    outage = script(ServerError("503", status=503))
+    seen = []
+    with set_on_retry_hooks([seen.append]):
+        for _ in range(4):
+            with pytest.raises(ServerError):
+                policy.wrap(outage)()
+        clock.advance(1.0)
+        with pytest.raises(ServerError) as raised:
+            policy.wrap(outage)()
+    assert outage.calls == 4
+    assert raised.value.retry_after == 4.0
+    assert classify(raised.value).code is ErrorCode.SERVER
+    info = retry_info(raised.value)
+    assert (info.reason, info.attempts) == (GiveUpReason.BREAKER_OPEN, 0)
+    assert "circuit breaker of scope 's' is open" in str(raised.value)
+    assert shared.breaker_state("s") == (BreakerState.OPEN, 4.0)
+    assert [e for e in seen if isinstance(e, BreakerEvent)] == [
+        BreakerEvent(scope="s", state=BreakerState.OPEN, open_for=5.0)
+    ]
+
+
+def test_no_call_pays_more_than_one_failed_attempt_after_it_opens(make_policy, clock, script):
+    """A call whose failure opened the breaker does not retry into it."""
+    shared = InProcessCoordination(clock=clock, breaker=BREAKER)
+    policy = make_policy(
+        coordination=shared, scope="s", max_attempts=9, initial_wait=0.1, max_wait=0.1
+    )
+    outage = script(ServerError("503", status=503))
+    first = policy_error(policy, outage)
+    assert outage.calls == 4  # the fourth failure opened it: no fifth attempt
+    assert retry_info(first).reason is GiveUpReason.BREAKER_OPEN
+    assert retry_info(first).attempts == 4
+    assert retry_info(policy_error(policy, outage)).reason is GiveUpReason.BREAKER_OPEN
+    assert outage.calls == 4
+
+
+def policy_error(policy, backend):
+    with pytest.raises(ServerError) as raised:
+        policy.wrap(backend)()
+    return raised.value
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        pytest.param(InvalidRequestError("400", status=400), id="invalid-request"),
+        pytest.param(AuthError("401", status=401), id="auth"),
+    ],
+)
+def test_permanent_failures_never_open_it(make_policy, clock, script, error):
+    """A bad request says nothing about the provider's health."""
+    shared, policy = broken_scope(make_policy, clock)
+    backend = script(error)
+    for _ in range(10):
+        with pytest.raises(type(error)):
+            policy.wrap(backend)()
+    assert backend.calls == 10
+    assert shared.breaker_state("s") == (BreakerState.CLOSED, 0.0)
+
+
+def test_a_probe_that_gets_through_closes_it(make_policy, clock, script):
+    """After open_for one call probes; the others fail at once; its success closes it."""
+    shared, policy = broken_scope(make_policy, clock)
+    seen = []
+    with set_on_retry_hooks([seen.append]):
+        for _ in range(4):
+            shared.record_outcome("s", failed=True)
+        clock.advance(5.0)
+        probe = shared.admit("s")
+        assert probe.wait == 0.0
+        assert probe.probe is not None
+        assert shared.breaker_state("s") == (BreakerState.HALF_OPEN, 0.0)
+        other = shared.admit("s")
+        assert other.breaker
+        assert other.wait > 0.0
+        shared.record_outcome("s", failed=False)
+        shared.end_probe("s", probe.probe, lifted=True)
+        backend = script("ok")
+        assert policy.wrap(backend)() == "ok"
+    assert shared.breaker_state("s") == (BreakerState.CLOSED, 0.0)
+    assert [e.state for e in seen if isinstance(e, BreakerEvent)] == [
+        BreakerState.OPEN,
+        BreakerState.HALF_OPEN,
+        BreakerState.CLOSED,
+    ]
+
+
+def test_a_failed_probe_reopens_it_for_twice_as_long(make_policy, clock, script):
+    """Through the policy: the probe's 503 opens the breaker for 10 s, then 20 s."""
+    shared, policy = broken_scope(make_policy, clock)
+    outage = script(ServerError("503", status=503))
+    for _ in range(4):
+        with pytest.raises(ServerError):
+            policy.wrap(outage)()
+    for open_for in (10.0, 20.0):
+        clock.advance(shared.breaker_state("s")[1])
+        with pytest.raises(ServerError):
+            policy.wrap(outage)()  # the probe: attempted, failed
+        assert shared.breaker_state("s") == (BreakerState.OPEN, open_for)
+    assert outage.calls == 6
+
+
+def test_a_breaker_of_one_scope_leaves_the_others_alone(make_policy, clock, script):
+    shared, _ = broken_scope(make_policy, clock)
+    for _ in range(4):
+        shared.record_outcome("s", failed=True)
+    assert shared.admit("other") == Admission(0.0)
+    assert make_policy(coordination=shared, scope="other").wrap(script("ok"))() == "ok"
+
+
+def test_without_a_breaker_outcomes_are_not_kept(clock):
+    shared = InProcessCoordination(clock=clock)
+    for _ in range(100):
+        shared.record_outcome("s", failed=True)
+    assert shared.breaker_state("s") == (BreakerState.CLOSED, 0.0)
+    assert shared.admit("s") == Admission(0.0)
+
+
+def test_a_hook_may_ask_the_backend_while_it_is_told(make_policy, clock):
+    """Events are sent outside the backend's lock: a hook that reads the state does not hang."""
+    shared = InProcessCoordination(clock=clock, breaker=BREAKER)
+    states = []
+    with set_on_retry_hooks([lambda _event: states.append(shared.breaker_state("s")[0])]):
+        for _ in range(4):
+            shared.record_outcome("s", failed=True)
+    assert states == [BreakerState.OPEN]
 
 
 def test_from_mapping_refuses_a_scope_that_is_not_a_string():

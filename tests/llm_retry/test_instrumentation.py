@@ -472,3 +472,60 @@ def test_an_async_cooldown_wait_is_sent_too(make_policy, script, use_async):
     assert isinstance(event, CooldownEvent)
     assert (event.target, event.scope, event.attempt) == ("s", "s", 1)
     assert 3.0 <= event.sleep <= 3.3
+
+
+def test_a_breaker_reaches_every_hook(otel_sdk, clock, caplog):
+    """Open, half-open, closed: span events, a counter, the gauge, structlog and log lines."""
+    from llm_retry import BreakerState, CircuitBreaker, InProcessCoordination
+
+    registry = CollectorRegistry()
+    set_on_retry_hooks(
+        [
+            OpenTelemetryOnRetryHook(meter_provider=otel_sdk.meter_provider),
+            PrometheusOnRetryHook(registry=registry),
+            StructlogOnRetryHook(),
+            LoggingOnRetryHook(),
+        ]
+    )
+    shared = InProcessCoordination(clock=clock, breaker=CircuitBreaker(min_calls=2, open_for=3.0))
+    gauge = []
+    tracer = otel_sdk.tracer_provider.get_tracer("test")
+    with (
+        capture_logs() as logs,
+        caplog.at_level(logging.INFO, logger="llm_retry"),
+        tracer.start_as_current_span("work"),
+    ):
+        for _ in range(2):
+            shared.record_outcome("s", failed=True)
+        gauge.append(registry.get_sample_value("llm_retry_breaker_state", {"scope": "s"}))
+        clock.advance(3.0)
+        probe = shared.admit("s").probe
+        gauge.append(registry.get_sample_value("llm_retry_breaker_state", {"scope": "s"}))
+        shared.end_probe("s", probe, lifted=True)
+        gauge.append(registry.get_sample_value("llm_retry_breaker_state", {"scope": "s"}))
+    assert gauge == [2.0, 1.0, 0.0]
+    (span,) = otel_sdk.exporter.get_finished_spans()
+    assert [(e.name, dict(e.attributes)) for e in span.events] == [
+        (
+            "retry.breaker",
+            {"retry.scope": "s", "retry.breaker.state": state, "retry.breaker.open_s": seconds},
+        )
+        for state, seconds in (("open", 3.0), ("half_open", 0.0), ("closed", 0.0))
+    ]
+    changes = otel_sdk.points("llm_retry.breaker.changes")
+    assert sorted(dict(p.attributes)["retry.breaker.state"] for p in changes) == [
+        "closed",
+        "half_open",
+        "open",
+    ]
+    assert [(e["event"], e["log_level"], e["state"]) for e in logs] == [
+        ("llm_retry.breaker", "warning", "open"),
+        ("llm_retry.breaker", "info", "half_open"),
+        ("llm_retry.breaker", "info", "closed"),
+    ]
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "llm_retry"] == [
+        ("WARNING", "circuit breaker of s open for 3.0s: its calls fail at once until a probe"),
+        ("INFO", "circuit breaker of s half-open"),
+        ("INFO", "circuit breaker of s closed"),
+    ]
+    assert shared.breaker_state("s") == (BreakerState.CLOSED, 0.0)

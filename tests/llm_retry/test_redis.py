@@ -27,8 +27,11 @@ from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 from structlog.testing import capture_logs
 
-from llm_errors import RateLimitError
+from llm_errors import RateLimitError, ServerError
 from llm_retry import (
+    Admission,
+    BreakerState,
+    CircuitBreaker,
     GiveUpReason,
     RateLimits,
     RetryBudget,
@@ -818,6 +821,39 @@ def test_a_paced_prober_gives_the_lease_back(coordination, server):
     assert server.exists(coordination.key(SCOPE, "cooldown")) == 1
 
 
+def test_this_processs_breaker_decides_while_it_is_not_closed(redis_server, prefix):
+    """Open, calls fail at once without asking Redis; its probe is this process's own."""
+    backend = RedisCoordination(
+        redis_server.url,
+        prefix=prefix,
+        timeout=2.0,
+        breaker=CircuitBreaker(min_calls=2, open_for=60.0),
+    )
+    policy = RetryPolicy(coordination=backend, scope=SCOPE, max_attempts=1, on_retry=None)
+
+    async def refused():
+        try:
+            with pytest.raises(ServerError) as raised:
+                await policy.wrap(asyncio.sleep)(0)
+            return retry_info(raised.value).reason
+        finally:
+            await backend.aclose()
+
+    try:
+        for _ in range(2):
+            backend.record_outcome(SCOPE, failed=True)
+        admission = backend.admit(SCOPE)
+        with pytest.raises(ServerError) as raised:
+            policy.wrap(lambda: "ok")()
+        reasons = [retry_info(raised.value).reason, asyncio.run(refused())]
+    finally:
+        backend.close()
+    assert admission.breaker
+    assert 0.0 < admission.wait <= 60.0
+    assert reasons == [GiveUpReason.BREAKER_OPEN] * 2
+    assert backend.breaker_state(SCOPE)[0] is BreakerState.OPEN
+
+
 # --- configuration ----------------------------------------------------------------------
 
 
@@ -920,7 +956,7 @@ def test_the_probe_lifts_the_cooldown(coordination, redis_server, server):
         other.end_probe(SCOPE, "a-stale-token", lifted=True)  # not the holder: nothing ends
         assert other.admit(SCOPE).wait > 0.0
         coordination.end_probe(SCOPE, probe.probe, lifted=True)
-        assert other.admit(SCOPE) == (0.0, None)
+        assert other.admit(SCOPE) == Admission(0.0)
     finally:
         other.close()
     keys = coordination.key(SCOPE, "cooldown"), coordination.key(SCOPE, "probe")
@@ -968,7 +1004,7 @@ def test_the_lease_expires_with_the_half_open_time(redis_server, prefix, server)
         # Redis expires a key once its clock, in whole milliseconds, is past the expiry:
         # within the millisecond of ``ends`` both keys still exist.
         until_server_time(server, ends + 0.001)
-        assert backend.admit(SCOPE) == (0.0, None)
+        assert backend.admit(SCOPE) == Admission(0.0)
         assert server.exists(cooldown, probe_key) == 0
     finally:
         backend.close()
@@ -1018,7 +1054,7 @@ def test_waiters_start_after_the_probe_got_through(redis_server, prefix, server)
             backend.close()
     assert len(entered) == 4
     assert all(at >= released for _, at in entered[1:])
-    assert lifted == (0.0, None)
+    assert lifted == Admission(0.0)
 
 
 def test_a_call_whose_deadline_ends_during_the_probe_fails_fast(coordination, redis_server, server):
@@ -1055,7 +1091,7 @@ def test_async_probe_through_the_asyncio_client(coordination, server):
     assert probe.probe is not None
     assert waiting.probe is None
     assert waiting.wait > 0.0
-    assert after == (0.0, None)
+    assert after == Admission(0.0)
 
 
 def test_fail_open_when_the_server_stops_during_a_probe(own_redis_server, prefix):

@@ -13,7 +13,7 @@ import pytest
 from redis.crc import key_slot
 
 from llm_errors import RateLimitError
-from llm_retry import GiveUpReason, RetryBudget, RetryPolicy, retry_info
+from llm_retry import Admission, GiveUpReason, RetryBudget, RetryPolicy, retry_info
 from llm_retry.redis import RedisCoordination
 
 pytestmark = pytest.mark.integration
@@ -76,7 +76,7 @@ def test_the_half_open_probe_on_the_cluster(coordination):
     assert probe.probe is not None
     assert coordination.admit(SCOPES[1]).wait > 0.0
     coordination.end_probe(SCOPES[1], probe.probe, lifted=True)
-    assert coordination.admit(SCOPES[1]) == (0.0, None)
+    assert coordination.admit(SCOPES[1]) == Admission(0.0)
     assert coordination.fallbacks == 0
 
 

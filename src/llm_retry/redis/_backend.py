@@ -20,6 +20,7 @@ from redis.asyncio.retry import Retry as _AsyncRetry
 from redis.backoff import NoBackoff as _NoBackoff
 from redis.retry import Retry as _Retry
 
+from llm_retry._breaker import BreakerState, CircuitBreaker
 from llm_retry._budget import RetryBudget
 from llm_retry._checks import require_number
 from llm_retry._coordination import (
@@ -306,6 +307,8 @@ class RedisCoordination:
         headroom: Share of a stated rate-limit window kept free (:meth:`record_limits`).
             The windows are this process's: each response states the provider's count,
             which every process of the fleet spends.
+        breaker: A circuit breaker per scope (:class:`~llm_retry.CircuitBreaker`), kept
+            in this process: each process opens its own on the outcomes it saw.
 
     The sync client is made on first use; async callers get one client per event loop.
     Close them with :meth:`close` and :meth:`aclose`.
@@ -351,6 +354,7 @@ class RedisCoordination:
         warn_every: float = 60.0,
         cluster: bool = False,
         headroom: float = DEFAULT_HEADROOM,
+        breaker: CircuitBreaker | None = None,
     ) -> None:
         self._cluster = bool(cluster)
         self._url = check_url(url, cluster=self._cluster)
@@ -364,6 +368,7 @@ class RedisCoordination:
             probe_lease=probe_lease,
             probe_poll=probe_poll,
             headroom=headroom,
+            breaker=breaker,
         )
         # At least a millisecond, so a cooldown key always outlives its cooldown.
         self._lease_ms = max(1, round(self._local.probe_lease * 1000))
@@ -622,7 +627,12 @@ class RedisCoordination:
         return [self.key(scope, "cooldown"), self.key(scope, "probe")]
 
     def admit(self, scope: str) -> Admission:
-        """The scope's state in Redis; this process's own while a cooldown it saw lasts."""
+        """The scope's state in Redis; this process's own while a cooldown it saw lasts.
+
+        While this process's breaker for the scope is not closed, it alone decides.
+        """
+        if self._local.breaker_state(scope)[0] is not BreakerState.CLOSED:
+            return self._local.admit(scope)
         own = self._local.cooldown(scope)
         if own > 0:
             return Admission(own)
@@ -638,6 +648,8 @@ class RedisCoordination:
 
     async def aadmit(self, scope: str) -> Admission:
         """:meth:`admit` for async callers."""
+        if self._local.breaker_state(scope)[0] is not BreakerState.CLOSED:
+            return self._local.admit(scope)
         own = self._local.cooldown(scope)
         if own > 0:
             return Admission(own)
@@ -701,6 +713,18 @@ class RedisCoordination:
         args: _Args = [repr(budget.capacity), repr(budget.refill), self._key_ttl_ms]
         if await self._arun(lambda s: s.record(keys=key, args=args), _flag) is None:
             budget.record_success()
+
+    def record_outcome(self, scope: str, *, failed: bool) -> None:
+        """Count an attempt's outcome for this process's breaker of ``scope``."""
+        self._local.record_outcome(scope, failed=failed)
+
+    async def arecord_outcome(self, scope: str, *, failed: bool) -> None:
+        """:meth:`record_outcome` for async callers."""
+        self._local.record_outcome(scope, failed=failed)
+
+    def breaker_state(self, scope: str) -> tuple[BreakerState, float]:
+        """This process's breaker of ``scope`` and the seconds to its probe."""
+        return self._local.breaker_state(scope)
 
     def record_limits(self, scope: str, limits: RateLimits) -> None:
         """Keep a response's rate-limit windows in this process (no Redis command)."""
