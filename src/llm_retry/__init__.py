@@ -14,7 +14,7 @@ from llm_errors._version import module_attribute as _module_attribute
 from llm_retry._attempts import Attempt, Attempts
 from llm_retry._breaker import BREAKER_CODES, BreakerState, CircuitBreaker
 from llm_retry._budget import RetryBudget
-from llm_retry._coordination import Admission, Coordination, InProcessCoordination
+from llm_retry._coordination import MAX_PARK, Admission, Coordination, InProcessCoordination
 from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, log_retry, retry_info
 from llm_retry._limits import RateLimits, Unit, Window, read_rate_limits
 from llm_retry._policy import RetryPolicy, retry_llm
@@ -28,6 +28,7 @@ from llm_retry._testing import RetryRecorder, instant_retries
 
 __all__ = [
     "BREAKER_CODES",
+    "MAX_PARK",
     "Admission",
     "Attempt",
     "Attempts",

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 import tenacity as _t
 
-from llm_errors import Classification, ErrorCode, RateLimitError, ServerError
+from llm_errors import Classification, ErrorCode, QuotaExceededError, RateLimitError, ServerError
 from llm_retry._breaker import BREAKER_CODES
 from llm_retry._coordination import (
     COOLDOWN_CODES,
@@ -191,18 +191,24 @@ class Call:
         if left <= 0:
             self._probe = admission.probe
             return 0.0
-        if admission.breaker:
+        elapsed = self.elapsed()
+        if admission.refused is GiveUpReason.BREAKER_OPEN:
             detail = (
                 f"the circuit breaker of scope {scope!r} is open; it lets a probe through "
                 f"in {left:.2f}s"
             )
             self._stop = (GiveUpReason.BREAKER_OPEN, detail)
             raise ServerError(f"not attempted: {detail}", retry_after=left)
-        elapsed = self.elapsed()
+        if admission.refused is GiveUpReason.QUOTA_PARKED and left > self._policy.wait_for_reset:
+            detail = (
+                f"the quota of scope {scope!r} is spent; it resets in {left:.0f}s "
+                f"(wait_for_reset={self._policy.wait_for_reset:g}s)"
+            )
+            self._stop = (GiveUpReason.QUOTA_PARKED, detail)
+            raise QuotaExceededError(f"not attempted: {detail}", retry_after=left)
         if left > self._policy.deadline - elapsed:
             detail = (
-                f"scope {scope!r} admits its next attempt in {left:.2f}s (a shared cooldown "
-                "or its rate limit's refill), "
+                f"scope {scope!r} admits its next attempt in {left:.2f}s ({_why(admission)}), "
                 f"after this call's deadline ({self._policy.deadline:g}s)"
             )
             self._stop = (GiveUpReason.COOLDOWN, detail)
@@ -230,6 +236,9 @@ class Call:
             self._coordination.extend_cooldown(cooldown[0], cooldown[1])
         if self._scope is not None and self._counts_against_breaker(error):
             self._coordination.record_outcome(self._scope, failed=True)
+        spent = self._quota_reset_of(error)
+        if spent is not None:
+            self._coordination.park(spent[0], spent[1])
         if self._probe is not None and self._scope is not None:
             probe, self._probe = self._probe, None
             self._coordination.end_probe(self._scope, probe, lifted=False)
@@ -245,10 +254,22 @@ class Call:
             await self._coordination.aextend_cooldown(cooldown[0], cooldown[1])
         if self._scope is not None and self._counts_against_breaker(error):
             await self._coordination.arecord_outcome(self._scope, failed=True)
+        spent = self._quota_reset_of(error)
+        if spent is not None:
+            await self._coordination.apark(spent[0], spent[1])
         if self._probe is not None and self._scope is not None:
             probe, self._probe = self._probe, None
             await self._coordination.aend_probe(self._scope, probe, lifted=False)
         return is_retryable(error, self._retry_on, self.classify)
+
+    def _quota_reset_of(self, error: BaseException) -> tuple[str, float] | None:
+        """The scope and seconds to park it for: a spent quota whose reset the server stated."""
+        if self._scope is None or not isinstance(error, Exception):
+            return None
+        classification, server = self._judge(error)
+        if not server or classification.code is not ErrorCode.QUOTA_EXCEEDED:
+            return None
+        return self._scope, server
 
     def _counts_against_breaker(self, error: BaseException) -> bool:
         """Whether ``error`` is an outage's failure (a permanent one says nothing of health)."""
@@ -468,6 +489,13 @@ class Call:
                 self._target, info, self.classify(error), error, scope=self._scope or ""
             )
         )
+
+
+def _why(admission: Admission) -> str:
+    """What a scope that admits nothing yet waits for, in words."""
+    if admission.refused is GiveUpReason.QUOTA_PARKED:
+        return "its quota's reset"
+    return "a shared cooldown or its rate limit's refill"
 
 
 def _wake_jitter(seconds: float) -> float:

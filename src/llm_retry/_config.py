@@ -67,6 +67,7 @@ CONFIG_FIELDS: Mapping[str, Callable[[str, object], object]] = {
     "retry_on": _to_codes,
     "respect_retry_after": _to_bool,
     "max_retry_after": _to_float,
+    "wait_for_reset": _to_float,
     "scope": _to_scope,
 }
 

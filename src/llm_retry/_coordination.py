@@ -36,6 +36,7 @@ from llm_errors import ErrorCode
 from llm_retry._breaker import BreakerState, CircuitBreaker, Outcomes
 from llm_retry._budget import RetryBudget
 from llm_retry._checks import require_callable, require_int, require_number, shown
+from llm_retry._events import GiveUpReason
 from llm_retry._hooks import BreakerEvent, dispatch
 from llm_retry._limits import RateLimits
 from llm_retry._pace import DEFAULT_HEADROOM, Pace
@@ -46,6 +47,7 @@ __all__ = [
     "DEFAULT_PROBE_LEASE",
     "DEFAULT_PROBE_POLL",
     "DEFAULT_SCOPE",
+    "MAX_PARK",
     "MAX_SCOPE_LENGTH",
     "WAKE_JITTER",
     "Admission",
@@ -66,6 +68,8 @@ DEFAULT_SCOPE: Final = "default"
 MAX_SCOPE_LENGTH: Final = 200
 #: Longest cooldown a backend records, in seconds, whatever a server asked for.
 DEFAULT_MAX_COOLDOWN: Final = 300.0
+#: Longest a scope stays parked for a spent quota, in seconds (31 days: a monthly quota).
+MAX_PARK: Final = 31 * 86_400.0
 #: Codes whose server-directed wait becomes the scope's cooldown: a rate limit, or an
 #: overloaded server that said how long to stay away.
 COOLDOWN_CODES: Final = frozenset({ErrorCode.RATE_LIMIT, ErrorCode.SERVER})
@@ -98,9 +102,10 @@ class Admission(NamedTuple):
     #: The probe lease's token when this caller is the prober (it must end the probe
     #: with ``end_probe``), else ``None``.
     probe: str | None = None
-    #: The scope's circuit breaker is open: the call fails now instead of waiting
-    #: (``wait`` is the time to the breaker's probe).
-    breaker: bool = False
+    #: Why the call fails now instead of waiting (``wait`` is then the time until the
+    #: scope admits again): ``BREAKER_OPEN`` (to its probe) or ``QUOTA_PARKED`` (to the
+    #: quota's reset); ``None``: wait, or attempt.
+    refused: GiveUpReason | None = None
 
 
 @runtime_checkable
@@ -258,6 +263,7 @@ class InProcessCoordination:
         "_max_scopes",
         "_open",
         "_pace",
+        "_parked",
         "_pending",
         "_poll",
         "_probes",
@@ -293,6 +299,8 @@ class InProcessCoordination:
         self._open: dict[str, float] = {}
         # Breaker events made under the lock, sent to the hooks once it is released.
         self._pending: list[BreakerEvent] = []
+        # A scope whose quota is spent: when it resets.
+        self._parked: dict[str, float] = {}
         # A scope's cooldown end; kept through the half-open time after it.
         self._until: dict[str, float] = {}
         # A half-open scope's prober: its token.
@@ -360,8 +368,12 @@ class InProcessCoordination:
         """Wait out the cooldown; after it, admit one prober and let the others poll.
 
         An attempt admitted so far still waits while the scope's stated rate-limit
-        windows are nearly spent (:meth:`record_limits`), until they refill.
+        windows are nearly spent (:meth:`record_limits`), until they refill. A parked
+        scope (:meth:`park`) refuses every attempt until its quota resets.
         """
+        left = self.parked(scope)
+        if left > 0:
+            return Admission(left, refused=GiveUpReason.QUOTA_PARKED)
         admission, freed = paced(self._cooldown_admission(scope), self._pace, scope)
         self._send()
         if freed is not None:
@@ -375,14 +387,14 @@ class InProcessCoordination:
                 return Admission(0.0)
             opened = scope in self._open
             if left > 0:
-                return Admission(left, breaker=opened)
+                return Admission(left, refused=GiveUpReason.BREAKER_OPEN if opened else None)
             if scope not in self._probes:
                 token = self._probes[scope] = new_probe_token()
                 if opened:
                     self._pending.append(BreakerEvent(scope=scope, state=BreakerState.HALF_OPEN))
                 return Admission(0.0, token)
             if opened:  # the probe is on its way: fail now, try after its lease
-                return Admission(left + self._lease, breaker=True)
+                return Admission(left + self._lease, refused=GiveUpReason.BREAKER_OPEN)
             return Admission(poll_wait(self._poll, left + self._lease))
 
     def record_outcome(self, scope: str, *, failed: bool) -> None:
@@ -434,6 +446,35 @@ class InProcessCoordination:
     def record_limits(self, scope: str, limits: RateLimits) -> None:
         """Keep what a response under ``scope`` stated of its rate-limit windows."""
         self._pace.record(scope, limits)
+
+    def park(self, scope: str, seconds: float) -> None:
+        """Refuse ``scope``'s attempts for ``seconds`` (:data:`MAX_PARK` at most): quota spent.
+
+        The later reset wins. Past ``max_scopes`` parked scopes, the one resetting
+        soonest is dropped.
+        """
+        with self._lock:
+            now = self._clock()
+            until = now + min(seconds, MAX_PARK)
+            if until <= self._parked.get(scope, -math.inf):
+                return
+            for ended in [name for name, end in self._parked.items() if end <= now]:
+                del self._parked[ended]
+            if scope not in self._parked and len(self._parked) >= self._max_scopes:
+                del self._parked[min(self._parked, key=self._parked.__getitem__)]
+            self._parked[scope] = until
+
+    def parked(self, scope: str) -> float:
+        """Seconds until ``scope``'s parked quota resets (``0.0``: not parked)."""
+        with self._lock:
+            until = self._parked.get(scope)
+            if until is None:
+                return 0.0
+            left = until - self._clock()
+            if left <= 0:
+                del self._parked[scope]
+                return 0.0
+            return left
 
     def end_probe(self, scope: str, token: str, *, lifted: bool) -> None:
         """End the probe holding ``token``; ``lifted`` ends an ended cooldown at once."""
@@ -504,6 +545,10 @@ class InProcessCoordination:
     async def arecord_outcome(self, scope: str, *, failed: bool) -> None:
         """:meth:`record_outcome` (no I/O)."""
         self.record_outcome(scope, failed=failed)
+
+    async def apark(self, scope: str, seconds: float) -> None:
+        """:meth:`park` (no I/O)."""
+        self.park(scope, seconds)
 
     def __repr__(self) -> str:
         return (
@@ -634,6 +679,26 @@ class FailOpen:
         except Exception as error:  # noqa: BLE001 - fail open, reported
             self._report("arecord_limits", error)
 
+    def park(self, scope: str, seconds: float) -> None:
+        """Park the scope for a spent quota, if the backend parks (it may not)."""
+        park = getattr(self._backend, "park", None)
+        if park is None:
+            return
+        try:
+            park(scope, seconds)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("park", error)
+
+    async def apark(self, scope: str, seconds: float) -> None:
+        """:meth:`park` for async callers."""
+        park = getattr(self._backend, "apark", None)
+        if park is None:
+            return
+        try:
+            await park(scope, seconds)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report("apark", error)
+
     def record_outcome(self, scope: str, *, failed: bool) -> None:
         """Give the backend an attempt's outcome, if it has a breaker (it may not)."""
         record = getattr(self._backend, "record_outcome", None)
@@ -660,10 +725,10 @@ class FailOpen:
             # A backend typed loosely (or not at all) may answer anything: check it all.
             wait: object = answer.wait
             probe: object = answer.probe
-            breaker: object = answer.breaker
+            refused: object = answer.refused
             if (
                 (probe is None or isinstance(probe, str))
-                and isinstance(breaker, bool)
+                and (refused is None or isinstance(refused, GiveUpReason))
                 and isinstance(wait, int | float)
                 and not isinstance(wait, bool)
                 and 0 <= wait < math.inf

@@ -41,6 +41,8 @@ class GiveUpReason(enum.StrEnum):
     """The scope's shared cooldown ends after the deadline, so no attempt was made."""
     BREAKER_OPEN = "breaker_open"
     """The scope's circuit breaker is open: the call failed at once, before its probe."""
+    QUOTA_PARKED = "quota_parked"
+    """The scope's quota is spent until a stated reset: the call failed at once."""
     STREAM_STARTED = "stream_started"
     """A stream failed after items reached the caller; a restart would duplicate them."""
 

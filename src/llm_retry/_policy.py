@@ -97,6 +97,10 @@ class RetryPolicy:
             the codes.
         respect_retry_after: Use the server-directed wait when the error carries one.
         max_retry_after: Longest server-directed wait accepted, in seconds.
+        wait_for_reset: Longest a call waits, in seconds, for the reset of a quota its
+            scope's backend has parked (a spent quota with a stated reset, seen by any
+            call of the scope) instead of failing at once with a ``QuotaExceededError``;
+            for batch jobs. ``0`` (the default): fail at once. The deadline bounds it.
         classifier: Routes an exception to a code (default ``llm_errors.classify``).
         budget: A retry budget shared with other policies and calls, or ``None``. With
             ``coordination``, its capacity and refill size the scope's shared bucket.
@@ -134,6 +138,7 @@ class RetryPolicy:
     retry_on: Codes = DEFAULT_RETRYABLE_CODES
     respect_retry_after: bool = True
     max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
+    wait_for_reset: float = 0.0
     classifier: Classifier = classify
     budget: RetryBudget | None = None
     scope: Scope | None = None
@@ -156,6 +161,7 @@ class RetryPolicy:
         object.__setattr__(self, "retry_on", check_retry_on("retry_on", self.retry_on))
         require_bool("respect_retry_after", self.respect_retry_after)
         require_number("max_retry_after", self.max_retry_after)
+        require_number("wait_for_reset", self.wait_for_reset)
         require_callable("classifier", self.classifier)
         if self.budget is not None and not isinstance(self.budget, RetryBudget):
             raise TypeError(

@@ -13,11 +13,13 @@ from llm_errors import (
     AuthError,
     ErrorCode,
     InvalidRequestError,
+    QuotaExceededError,
     RateLimitError,
     ServerError,
     classify,
 )
 from llm_retry import (
+    MAX_PARK,
     Admission,
     BreakerState,
     CircuitBreaker,
@@ -889,7 +891,7 @@ def test_a_probe_that_gets_through_closes_it(make_policy, clock, script):
         assert probe.probe is not None
         assert shared.breaker_state("s") == (BreakerState.HALF_OPEN, 0.0)
         other = shared.admit("s")
-        assert other.breaker
+        assert other.refused is GiveUpReason.BREAKER_OPEN
         assert other.wait > 0.0
         shared.record_outcome("s", failed=False)
         shared.end_probe("s", probe.probe, lifted=True)
@@ -942,6 +944,78 @@ def test_a_hook_may_ask_the_backend_while_it_is_told(make_policy, clock):
         for _ in range(4):
             shared.record_outcome("s", failed=True)
     assert states == [BreakerState.OPEN]
+
+
+# --- a spent quota, parked ------------------------------------------------------------------
+
+
+def spent_quota():
+    """A spent quota whose reset the server stated, two hours away."""
+    return QuotaExceededError("daily quota exhausted", retry_after=7200.0)
+
+
+@pytest.mark.parametrize(
+    "use_async", [pytest.param(False, id="sync"), pytest.param(True, id="async")]
+)
+def test_a_stated_reset_parks_the_scope_for_every_call(make_policy, clock, script, use_async):
+    """The next call is not attempted: QUOTA_EXCEEDED at once, with the time to the reset."""
+    shared = InProcessCoordination(clock=clock)
+    policy = make_policy(coordination=shared, scope="s", max_attempts=3)
+    backend = script(spent_quota())
+    call = policy.wrap(backend.acall if use_async else backend)
+    for _ in range(2):
+        with pytest.raises(QuotaExceededError) as raised:
+            asyncio.run(call()) if use_async else call()
+    assert backend.calls == 1
+    assert raised.value.retry_after == 7200.0
+    assert classify(raised.value).code is ErrorCode.QUOTA_EXCEEDED
+    info = retry_info(raised.value)
+    assert (info.reason, info.attempts) == (GiveUpReason.QUOTA_PARKED, 0)
+    assert "quota of scope 's' is spent; it resets in 7200s" in str(raised.value)
+    assert clock.sleeps == []
+    clock.advance(7200.0)
+    assert shared.parked("s") == 0.0
+    assert policy.wrap(script("ok"))() == "ok"
+
+
+def test_a_spent_quota_without_a_stated_reset_parks_nothing(make_policy, clock, script):
+    shared = InProcessCoordination(clock=clock)
+    policy = make_policy(coordination=shared, scope="s", max_attempts=1)
+    with pytest.raises(QuotaExceededError):
+        policy.wrap(script(QuotaExceededError("insufficient_quota")))()
+    assert shared.parked("s") == 0.0
+
+
+def test_wait_for_reset_waits_for_a_near_reset_within_the_deadline(make_policy, clock, script):
+    """Batch jobs: a reset within wait_for_reset (and the deadline) is waited for."""
+    shared = InProcessCoordination(clock=clock)
+    shared.park("s", 120.0)
+    waiting = make_policy(coordination=shared, scope="s", wait_for_reset=600.0, deadline=900.0)
+    with instant_retries() as recorder:
+        assert waiting.wrap(script("ok"))() == "ok"
+    [pause] = recorder.sleeps
+    assert 120.0 <= pause <= 132.0
+    shared.park("s", 120.0)
+    short = make_policy(coordination=shared, scope="s", wait_for_reset=60.0)
+    with pytest.raises(QuotaExceededError):
+        short.wrap(script("ok"))()
+    bounded = make_policy(coordination=shared, scope="s", wait_for_reset=600.0, deadline=30.0)
+    with pytest.raises(RateLimitError) as raised:
+        bounded.wrap(script("ok"))()
+    assert retry_info(raised.value).reason is GiveUpReason.COOLDOWN
+    assert "in 120.00s (its quota's reset), after this call's deadline" in str(raised.value)
+
+
+def test_parking_keeps_the_later_reset_is_capped_and_bounded(clock):
+    shared = InProcessCoordination(clock=clock, max_scopes=2)
+    shared.park("s", 100.0)
+    shared.park("s", 50.0)
+    assert shared.parked("s") == 100.0
+    shared.park("long", 10**9)
+    assert shared.parked("long") == MAX_PARK
+    shared.park("third", 5.0)  # two parked already: the one resetting soonest goes
+    assert [shared.parked(name) for name in ("s", "long", "third")] == [0.0, MAX_PARK, 5.0]
+    assert shared.admit("third") == Admission(5.0, refused=GiveUpReason.QUOTA_PARKED)
 
 
 def test_from_mapping_refuses_a_scope_that_is_not_a_string():

@@ -27,8 +27,9 @@ from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 from structlog.testing import capture_logs
 
-from llm_errors import RateLimitError, ServerError
+from llm_errors import QuotaExceededError, RateLimitError, ServerError
 from llm_retry import (
+    MAX_PARK,
     Admission,
     BreakerState,
     CircuitBreaker,
@@ -848,10 +849,54 @@ def test_this_processs_breaker_decides_while_it_is_not_closed(redis_server, pref
         reasons = [retry_info(raised.value).reason, asyncio.run(refused())]
     finally:
         backend.close()
-    assert admission.breaker
+    assert admission.refused is GiveUpReason.BREAKER_OPEN
     assert 0.0 < admission.wait <= 60.0
     assert reasons == [GiveUpReason.BREAKER_OPEN] * 2
     assert backend.breaker_state(SCOPE)[0] is BreakerState.OPEN
+
+
+def test_a_parked_quota_refuses_every_process_until_its_reset(redis_server, prefix, server):
+    """One process parks the scope; another, which never saw the error, fails at once."""
+    first = RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0)
+    other = RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0)
+    policy = RetryPolicy(coordination=other, scope=SCOPE, on_retry=None)
+
+    async def refused_async():
+        try:
+            return (await other.aadmit(SCOPE)).refused
+        finally:
+            await other.aclose()
+
+    try:
+        before = server_now(server)
+        first.park(SCOPE, 7200.0)
+        after = server_now(server)
+        admission = other.admit(SCOPE)
+        with pytest.raises(QuotaExceededError) as raised:
+            policy.wrap(lambda: "ok")()
+        refused = asyncio.run(refused_async())
+        first.park(SCOPE, 60.0)  # an earlier reset never shortens the park
+    finally:
+        first.close()
+        other.close()
+    ends = int(server.get(first.key(SCOPE, "parked"))) / 1_000_000
+    assert before + 7200.0 <= ends <= after + 7200.0
+    expires = server.pexpiretime(first.key(SCOPE, "parked")) / 1000
+    assert abs(expires - ends) <= 0.002
+    assert admission.refused is refused is GiveUpReason.QUOTA_PARKED
+    assert 7000.0 < admission.wait <= 7200.0
+    assert retry_info(raised.value).reason is GiveUpReason.QUOTA_PARKED
+
+
+def test_a_park_read_back_is_capped(redis_server, prefix, server):
+    """A key written a year ahead holds this process MAX_PARK at most."""
+    backend = RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0)
+    seconds, micros = server.time()
+    server.set(backend.key(SCOPE, "parked"), str((seconds + 365 * 86400) * 1_000_000 + micros))
+    try:
+        assert backend.admit(SCOPE) == Admission(MAX_PARK, refused=GiveUpReason.QUOTA_PARKED)
+    finally:
+        backend.close()
 
 
 # --- configuration ----------------------------------------------------------------------

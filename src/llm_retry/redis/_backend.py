@@ -1,4 +1,4 @@
-"""The Redis backend: six Lua scripts, a sync client and one async client per loop."""
+"""The Redis backend: seven Lua scripts, a sync client and one async client per loop."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from llm_retry._coordination import (
     DEFAULT_MAX_COOLDOWN,
     DEFAULT_PROBE_LEASE,
     DEFAULT_PROBE_POLL,
+    MAX_PARK,
     Admission,
     InProcessCoordination,
     check_scope,
@@ -34,6 +35,7 @@ from llm_retry._coordination import (
     paced,
     poll_wait,
 )
+from llm_retry._events import GiveUpReason
 from llm_retry._hooks import CoordinationEvent, dispatch
 from llm_retry._limits import RateLimits
 from llm_retry._pace import DEFAULT_HEADROOM
@@ -136,14 +138,19 @@ redis.call('DEL', KEYS[2])
 return 1
 """
 
-# KEYS: cooldown, probe. ARGV: a fresh probe token. {state, microseconds}: 0 open;
-# 1 closed, with the time left; 2 half-open, this caller holds the lease (which lasts
-# as long as the half-open time); 3 half-open, another caller holds it, lease time left.
+# KEYS: cooldown, probe, parked. ARGV: a fresh probe token. {state, microseconds}:
+# 0 open; 1 closed, with the time left; 2 half-open, this caller holds the lease (which
+# lasts as long as the half-open time); 3 half-open, another caller holds it, lease time
+# left; 4 parked (a spent quota), the time to its reset.
 _ADMIT: Final = """
+local parked = redis.call('GET', KEYS[3])
 local stored = redis.call('GET', KEYS[1])
-if not stored then return {0, 0} end
+if not parked and not stored then return {0, 0} end
 local t = redis.call('TIME')
-local left = tonumber(stored) - (tonumber(t[1]) * 1000000 + tonumber(t[2]))
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+if parked and tonumber(parked) > now then return {4, tonumber(parked) - now} end
+if not stored then return {0, 0} end
+local left = tonumber(stored) - now
 if left > 0 then return {1, left} end
 local open = redis.call('PTTL', KEYS[1])
 if open <= 0 then return {0, 0} end
@@ -163,6 +170,18 @@ if ARGV[2] == '1' then
     redis.call('DEL', KEYS[1])
   end
 end
+return 1
+"""
+
+# KEYS: parked. ARGV: the time to the quota's reset in microseconds. The later reset
+# wins; the key lives until it.
+_PARK: Final = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local wanted = now + tonumber(ARGV[1])
+local stored = tonumber(redis.call('GET', KEYS[1]) or '0')
+if wanted <= stored then return 0 end
+redis.call('SET', KEYS[1], string.format('%.0f', wanted), 'PX', math.ceil((wanted - now) / 1000))
 return 1
 """
 
@@ -220,13 +239,13 @@ def _state(answer: object) -> tuple[int, int]:
     if not isinstance(answer, list) or len(answer) != 2:  # noqa: PLR2004 - a pair
         raise _MalformedAnswerError("an admission that is not a pair")
     state = answer[0]
-    if type(state) is not int or state not in (0, _CLOSED, _PROBER, _PROBING):
+    if type(state) is not int or state not in (0, _CLOSED, _PROBER, _PROBING, _PARKED):
         raise _MalformedAnswerError("an unknown admission state")
     return state, _micros(answer[1])
 
 
 #: The admit script's states (see ``_ADMIT``).
-_CLOSED, _PROBER, _PROBING = 1, 2, 3
+_CLOSED, _PROBER, _PROBING, _PARKED = 1, 2, 3, 4
 
 #: The scripts in the order the holders below unpack them.
 _SCRIPTS: Final = (
@@ -236,18 +255,21 @@ _SCRIPTS: Final = (
     _END_PROBE,
     _TRY_SPEND,
     _RECORD_SUCCESS,
+    _PARK,
 )
 
 
 class _SyncScripts:
     """The scripts, registered on the sync client (standalone or cluster)."""
 
-    __slots__ = ("admit", "client", "end_probe", "extend", "read", "record", "spend")
+    __slots__ = ("admit", "client", "end_probe", "extend", "park", "read", "record", "spend")
 
     def __init__(self, client: _redis.Redis | _cluster.RedisCluster) -> None:
         self.client = client
         scripts = map(client.register_script, _SCRIPTS)
-        self.read, self.extend, self.admit, self.end_probe, self.spend, self.record = scripts
+        (self.read, self.extend, self.admit, self.end_probe, self.spend, self.record, self.park) = (
+            scripts
+        )
 
 
 class _AsyncScripts:
@@ -256,7 +278,17 @@ class _AsyncScripts:
     ``closer`` closes the client when its loop shuts down (:func:`_closed_with_loop`).
     """
 
-    __slots__ = ("admit", "client", "closer", "end_probe", "extend", "read", "record", "spend")
+    __slots__ = (
+        "admit",
+        "client",
+        "closer",
+        "end_probe",
+        "extend",
+        "park",
+        "read",
+        "record",
+        "spend",
+    )
 
     def __init__(
         self, client: _aredis.Redis | _acluster.RedisCluster, closer: AsyncGenerator[None, None]
@@ -264,7 +296,9 @@ class _AsyncScripts:
         self.client = client
         self.closer = closer
         scripts = map(client.register_script, _SCRIPTS)
-        self.read, self.extend, self.admit, self.end_probe, self.spend, self.record = scripts
+        (self.read, self.extend, self.admit, self.end_probe, self.spend, self.record, self.park) = (
+            scripts
+        )
 
 
 async def _closed_with_loop(
@@ -626,6 +660,9 @@ class RedisCoordination:
     def _cooldown_keys(self, scope: str) -> list[str]:
         return [self.key(scope, "cooldown"), self.key(scope, "probe")]
 
+    def _admit_keys(self, scope: str) -> list[str]:
+        return [*self._cooldown_keys(scope), self.key(scope, "parked")]
+
     def admit(self, scope: str) -> Admission:
         """The scope's state in Redis; this process's own while a cooldown it saw lasts.
 
@@ -637,7 +674,7 @@ class RedisCoordination:
         if own > 0:
             return Admission(own)
         token = new_probe_token()
-        keys = self._cooldown_keys(scope)
+        keys = self._admit_keys(scope)
         answer = self._run(lambda s: s.admit(keys=keys, args=[token]), _state)
         if answer is None:
             return self._local.admit(scope)
@@ -654,7 +691,7 @@ class RedisCoordination:
         if own > 0:
             return Admission(own)
         token = new_probe_token()
-        keys = self._cooldown_keys(scope)
+        keys = self._admit_keys(scope)
         answer = await self._arun(lambda s: s.admit(keys=keys, args=[token]), _state)
         if answer is None:
             return self._local.admit(scope)
@@ -672,6 +709,9 @@ class RedisCoordination:
             return Admission(0.0, token)
         if state == _PROBING:
             return Admission(poll_wait(self._local.probe_poll, micros / 1_000_000))
+        if state == _PARKED:
+            seconds = min(micros / 1_000_000, MAX_PARK)
+            return Admission(seconds, refused=GiveUpReason.QUOTA_PARKED)
         return Admission(0.0)
 
     def end_probe(self, scope: str, token: str, *, lifted: bool) -> None:
@@ -713,6 +753,22 @@ class RedisCoordination:
         args: _Args = [repr(budget.capacity), repr(budget.refill), self._key_ttl_ms]
         if await self._arun(lambda s: s.record(keys=key, args=args), _flag) is None:
             budget.record_success()
+
+    def park(self, scope: str, seconds: float) -> None:
+        """Park ``scope`` for every process until its quota resets, ``seconds`` from now.
+
+        Capped at :data:`~llm_retry.MAX_PARK`; the later reset wins; kept in this
+        process too.
+        """
+        self._local.park(scope, seconds)
+        key, args = [self.key(scope, "parked")], [round(min(seconds, MAX_PARK) * 1_000_000)]
+        self._run(lambda s: s.park(keys=key, args=args), _flag)
+
+    async def apark(self, scope: str, seconds: float) -> None:
+        """:meth:`park` for async callers."""
+        self._local.park(scope, seconds)
+        key, args = [self.key(scope, "parked")], [round(min(seconds, MAX_PARK) * 1_000_000)]
+        await self._arun(lambda s: s.park(keys=key, args=args), _flag)
 
     def record_outcome(self, scope: str, *, failed: bool) -> None:
         """Count an attempt's outcome for this process's breaker of ``scope``."""
