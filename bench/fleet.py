@@ -26,13 +26,20 @@ whole fleet doing it at once); ``--cold`` leaves the 429 out:
   shared one without the probe after a cooldown (``probe_lease=0``), so the probe's
   effect has a figure; with whole seconds the bucket has refilled when a cooldown ends
   and the probe never meets an empty one;
+* rate limit with pacing: the provider states its bucket on every response in OpenAI's
+  shape (``x-ratelimit-limit-requests`` its depth, ``x-ratelimit-remaining-requests``
+  the whole tokens left, ``x-ratelimit-reset-requests`` the time to a full bucket as a
+  Go duration); a shared policy that records them (``RetryPolicy.record_rate_limits``,
+  from an httpx response hook) against independent policies;
 * outage: upstream attempts per call (amplification) with a shared budget in Redis, and
   for comparison with a budget per process and with none.
 
 The last line reads ``fleet: 429 responses shared/independent = R (P processes), outage
-amplification shared = A`` (R from the whole-second runs, the issue's benchmark); the
-targets are R <= 0.2 and A <= 1.1, with completed calls per second no worse than
-independent policies.
+amplification shared = A, paced/independent = Q`` (R from the whole-second runs, the
+issue's benchmark; Q the 429s of the paced fleet over those of independent policies in
+the same runs); the targets are R <= 0.2 and A <= 1.1, with completed calls per second
+no worse than independent policies, and Q <= 0.01 with at least 90 % of the limit's
+throughput.
 
 Run: ``python bench/fleet.py [--processes P] [--calls M] [--rate R] [--latency S]
 [--runs N] [--cold]``
@@ -84,8 +91,22 @@ class Provider:
         self.counts = {"served": 0, "limited": 0, "failed": 0}
         self.limited_at: list[tuple[float, float]] = []
 
-    def admit(self) -> tuple[int, float]:
-        """The status for one request now, and the Retry-After of a 429."""
+    def state(self) -> dict[str, str]:
+        """The bucket as OpenAI states its limits on every response (the lock is held)."""
+        seconds = (self.capacity - self.tokens) / self.rate
+        return {
+            "x-ratelimit-limit-requests": str(int(self.capacity)),
+            "x-ratelimit-remaining-requests": str(int(self.tokens)),
+            "x-ratelimit-reset-requests": f"{seconds * 1000:.0f}ms",
+        }
+
+    def admit(self) -> tuple[int, float, dict[str, str]]:
+        """The status for one request now, the Retry-After of a 429, and the stated limits."""
+        status, retry_after = self._admit()
+        with self.lock:
+            return status, retry_after, self.state()
+
+    def _admit(self) -> tuple[int, float]:
         with self.lock:
             if self.outage:
                 self.counts["failed"] += 1
@@ -149,10 +170,12 @@ def serve(provider: Provider) -> http.server.ThreadingHTTPServer:
 
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            status, retry_after = provider.admit()
+            status, retry_after, stated = provider.admit()
             if status == 200:
                 time.sleep(provider.latency)
             self.send_response(status)
+            for name, value in stated.items():
+                self.send_header(name, value)
             if status == 429:
                 # Whole seconds, as HTTP has it (rounded up); with ``exact``, also the
                 # wait in milliseconds, which openai-python reads first when present
@@ -222,6 +245,8 @@ class Job:
     #: Classify only the 200 before the start: each worker's first 429 then compiles
     #: its rules' expressions during the run (``--cold``).
     cold: bool = False
+    #: Record every response's rate-limit headers, so attempts are paced by them.
+    paced: bool = False
 
 
 def worker(job: Job, ready: Any, start: Any, results: Any) -> None:
@@ -244,7 +269,10 @@ def worker(job: Job, ready: Any, start: Any, results: Any) -> None:
         scope=SCOPE,
     )
     completed = 0
-    with httpx.Client(timeout=30.0) as client:
+    hooks: dict[str, list[Callable[[httpx.Response], object]]] = {}
+    if job.paced:
+        hooks["response"] = [lambda response: policy.record_rate_limits(response.headers)]
+    with httpx.Client(timeout=30.0, event_hooks=hooks) as client:
 
         @policy.wrap
         def call() -> None:
@@ -358,6 +386,7 @@ def main() -> None:
             outage: bool,
             exact: bool = False,
             lease: float | None = None,
+            paced: bool = False,
         ) -> Phase:
             # Rate limit: attempts enough for every call to get through, waits as the
             # server directs. Outage: the default attempts, with short backoff waits.
@@ -371,11 +400,13 @@ def main() -> None:
                 max_attempts=4 if outage else 20,
                 probe_lease=lease,
                 cold=args.cold,
+                paced=paced,
             )
             return run_phase(provider, [job] * processes, outage=outage, ctx=ctx, exact=exact)
 
         ratios, speeds = rate_limit_runs(phase, args.runs)
         exact_ratios, exact_speeds = rate_limit_runs(phase, args.runs, exact=True)
+        paced_ratios, paced_speeds = rate_limit_runs(phase, args.runs, paced=True)
         outage = outage_runs(phase)
     server.shutdown()
     ratio, speed = statistics.median(ratios), statistics.median(speeds)
@@ -385,15 +416,22 @@ def main() -> None:
         f"calls/s shared/independent = {statistics.median(exact_speeds):.2f}"
     )
     print(f"median completed calls/s shared/independent = {speed:.2f}")
+    print(f"paced by headers: calls/s paced/independent = {statistics.median(paced_speeds):.2f}")
     print(
         f"fleet: 429 responses shared/independent = {ratio:.2f} ({processes} processes), "
-        f"outage amplification shared = {outage:.2f}"
+        f"outage amplification shared = {outage:.2f}, "
+        f"paced/independent = {statistics.median(paced_ratios):.2f}"
     )
 
 
-#: The rate-limit variants: (name, shared, probe_lease).
-WHOLE_SECONDS = (("independent", False, None), ("shared", True, None))
-EXACT = (("independent", False, None), ("shared", True, None), ("shared, no probe", True, 0.0))
+#: The rate-limit variants: (name, shared, probe_lease, paced).
+WHOLE_SECONDS = (("independent", False, None, False), ("shared", True, None, False))
+EXACT = (
+    ("independent", False, None, False),
+    ("shared", True, None, False),
+    ("shared, no probe", True, 0.0, False),
+)
+PACED = (("independent", False, None, False), ("paced", True, None, True))
 
 
 def rate_limit_runs(
@@ -401,24 +439,34 @@ def rate_limit_runs(
     runs: int,
     *,
     exact: bool = False,
+    paced: bool = False,
 ) -> tuple[list[float], list[float]]:
     """Independent and shared policies, alternating; per-run ratios of 429s and calls/s.
 
     With ``exact`` the provider also sends ``retry-after-ms`` (the wait to its next
-    token), and a shared fleet without the probe after a cooldown runs too.
+    token), and a shared fleet without the probe after a cooldown runs too. With
+    ``paced`` the shared fleet records the rate-limit headers of every response, and
+    the ratios are the paced fleet's.
     """
-    variants = EXACT if exact else WHOLE_SECONDS
+    variants = PACED if paced else EXACT if exact else WHOLE_SECONDS
     wait = "exact retry-after-ms" if exact else "whole-second Retry-After"
-    print(f"rate limit (no budget; {wait} honoured):")
+    paced_by = "; the paced fleet records the rate-limit headers" if paced else ""
+    print(f"rate limit (no budget; {wait} honoured{paced_by}):")
     print(
         f"  {'run':<4}{'policy':<18}{'429s':>6}{'completed':>11}{'calls/s':>9}{'fallbacks':>10}"
         "   429s by phase: opening, in first episode, in flight, late"
     )
-    seen: dict[str, list[Phase]] = {name: [] for name, _, _ in variants}
+    seen: dict[str, list[Phase]] = {name: [] for name, _, _, _ in variants}
     for run in range(1, runs + 1):
-        for name, shared, lease in variants:
+        for name, shared, lease, stated in variants:
             result = phase(
-                f"rl-{name}", shared=shared, budget=False, outage=False, exact=exact, lease=lease
+                f"rl-{name}",
+                shared=shared,
+                budget=False,
+                outage=False,
+                exact=exact,
+                lease=lease,
+                paced=stated,
             )
             seen[name].append(result)
             print(
@@ -433,7 +481,7 @@ def rate_limit_runs(
             f"{statistics.median(r.counts['limited'] for r in results):>6g}"
             f"{'':>11}{statistics.median(r.per_second for r in results):>9.2f}"
         )
-    pairs = list(zip(seen["independent"], seen["shared"], strict=True))
+    pairs = list(zip(seen["independent"], seen["paced" if paced else "shared"], strict=True))
     ratios = [s.counts["limited"] / max(1, i.counts["limited"]) for i, s in pairs]
     speeds = [s.per_second / i.per_second for i, s in pairs]
     return ratios, speeds
