@@ -267,8 +267,9 @@ class RetryPolicy:
         policy does not see (the Mistral adapter does it itself). Under the backend's
         ``headroom``, an attempt under ``scope`` then waits for the window's refill
         instead of being sent into a 429. Without ``coordination`` nothing is kept;
-        the headers are read all the same. Never raises for the headers' content and
-        does no I/O.
+        the headers are read all the same. Never raises for the headers' content. With
+        a Redis backend the statement is shared with the fleet (one command; async
+        callers use :meth:`arecord_rate_limits`).
 
         Args:
             headers: The response's headers (see :func:`llm_retry.read_rate_limits`).
@@ -286,6 +287,23 @@ class RetryPolicy:
         if self.coordination is not None:
             named = self.scope_of() if scope is None else check_scope(scope)
             FailOpen(self.coordination).record_limits(named, limits)
+        return limits
+
+    async def arecord_rate_limits(
+        self,
+        headers: Mapping[str, str] | Iterable[tuple[str, str]],
+        *,
+        scope: str | None = None,
+        now: float | None = None,
+    ) -> RateLimits:
+        """:meth:`record_rate_limits` for async callers: a Redis backend's write is awaited.
+
+        .. versionadded:: 0.3.0
+        """
+        limits = read_rate_limits(headers, now=now)
+        if self.coordination is not None:
+            named = self.scope_of() if scope is None else check_scope(scope)
+            await FailOpen(self.coordination).arecord_limits(named, limits)
         return limits
 
     def scope_of(self, *args: object, **kwargs: object) -> str:

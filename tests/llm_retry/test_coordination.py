@@ -751,6 +751,20 @@ def test_scope_of_names_what_a_call_shares(make_policy):
     assert make_policy().scope_of() == "default"
 
 
+def test_async_records_go_through_the_async_operation(make_policy, clock):
+    """``arecord_rate_limits`` awaits the backend's ``arecord_limits``: no loop blocks on it."""
+    backend = Recording()
+    recorded = []
+
+    async def arecord_limits(scope, limits):
+        recorded.append((scope, limits.windows[0].reset))
+
+    backend.arecord_limits = arecord_limits
+    policy = make_policy(coordination=backend, scope="s")
+    asyncio.run(policy.arecord_rate_limits(SPENT))
+    assert recorded == [("s", 7.0)]
+
+
 def test_a_refill_past_the_deadline_fails_fast(make_policy, clock, script):
     """Not attempted, not waited: the error says when the scope admits again."""
     shared = InProcessCoordination(clock=clock, headroom=0.0)

@@ -811,6 +811,40 @@ def test_stated_limits_pace_admissions_sync_and_async(coordination):
     assert coordination.fallbacks == 0
 
 
+def test_the_pace_is_the_fleets(redis_server, prefix, server):
+    """Two processes' backends count their requests against one statement, as Pace does."""
+    first, second = (
+        RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0, headroom=0.0)
+        for _ in range(2)
+    )
+    three_left = RateLimits((Window(Unit.REQUESTS, 3, None, 30.0),))
+    try:
+        first.record_limits(SCOPE, three_left)
+        waits = [backend.admit(SCOPE).wait for backend in (first, second, first, second)]
+        stored = server.hgetall(first.key(SCOPE, "pace"))
+        ttl = server.pttl(first.key(SCOPE, "pace"))
+        # A newer statement replaces the count; a spent token window holds everyone.
+        second.record_limits(
+            SCOPE,
+            three_left._replace(
+                windows=(Window(Unit.REQUESTS, 50, 60, 30.0), Window(Unit.TOKENS, 0, 1000, 12.0))
+            ),
+        )
+        held = first.admit(SCOPE).wait
+        second.record_limits(SCOPE, RateLimits())
+        freed = first.admit(SCOPE).wait
+    finally:
+        first.close()
+        second.close()
+    assert waits[:3] == [0.0, 0.0, 0.0]
+    assert 0.0 < waits[3] <= 30.0
+    assert stored[b"requests:admitted"] == b"3"
+    assert 29_000 < ttl <= 30_000
+    assert 0.0 < held <= 12.0
+    assert freed == 0.0
+    assert first.fallbacks == second.fallbacks == 0
+
+
 def test_a_paced_prober_gives_the_lease_back(coordination, server):
     """Half-open in Redis, the prober the pace holds ends its lease so another may probe."""
     seconds, micros = server.time()

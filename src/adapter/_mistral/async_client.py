@@ -182,7 +182,7 @@ class MistralAdapter:
             )
             async with asyncio.timeout(call.remaining()):
                 response = await self._client.send(request, stream=True)
-            call.received(response.headers)
+            await call.areceived(response.headers)
             if call.rejects(response.status_code, response.headers):
                 raise call.response_error(
                     response.status_code, response.headers, await _read_body(response, call)

@@ -518,6 +518,11 @@ class StreamCall:
         if self.retry is not None:
             self.retry.record_rate_limits(headers, scope=self.retry.scope_of(self))
 
+    async def areceived(self, headers: httpx.Headers) -> None:
+        """:meth:`received` for the async shell (a Redis backend's write is awaited)."""
+        if self.retry is not None:
+            await self.retry.arecord_rate_limits(headers, scope=self.retry.scope_of(self))
+
     @staticmethod
     def rejects(status: int, headers: httpx.Headers) -> bool:
         """Whether the response is not a ``200`` event stream (read its body, then fail)."""

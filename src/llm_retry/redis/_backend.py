@@ -1,4 +1,4 @@
-"""The Redis backend: seven Lua scripts, a sync client and one async client per loop."""
+"""The Redis backend: eight Lua scripts, a sync client and one async client per loop."""
 
 from __future__ import annotations
 
@@ -32,12 +32,11 @@ from llm_retry._coordination import (
     InProcessCoordination,
     check_scope,
     new_probe_token,
-    paced,
     poll_wait,
 )
 from llm_retry._events import GiveUpReason
 from llm_retry._hooks import CoordinationEvent, dispatch
-from llm_retry._limits import RateLimits
+from llm_retry._limits import MAX_RESET, RateLimits
 from llm_retry._pace import DEFAULT_HEADROOM
 
 __all__ = ["DEFAULT_PREFIX", "SCHEMES", "RedisCoordination", "check_url"]
@@ -138,24 +137,82 @@ redis.call('DEL', KEYS[2])
 return 1
 """
 
-# KEYS: cooldown, probe, parked. ARGV: a fresh probe token. {state, microseconds}:
-# 0 open; 1 closed, with the time left; 2 half-open, this caller holds the lease (which
-# lasts as long as the half-open time); 3 half-open, another caller holds it, lease time
-# left; 4 parked (a spent quota), the time to its reset.
+# KEYS: cooldown, probe, parked, pace. ARGV: a fresh probe token, the pace's headroom.
+# {state, microseconds}: 0 open; 1 closed, with the time left; 2 half-open, this caller
+# holds the lease (which lasts as long as the half-open time); 3 half-open, another
+# caller holds it, lease time left; 4 parked (a spent quota), the time to its reset;
+# 5 paced (a stated rate-limit window nearly spent), the time to its refill. An open or
+# probing caller is paced as ``llm_retry._pace.Pace`` paces (the same rules, shared by
+# the fleet: a request admitted here counts for every process); a paced prober's lease
+# is given back.
 _ADMIT: Final = """
-local parked = redis.call('GET', KEYS[3])
-local stored = redis.call('GET', KEYS[1])
-if not parked and not stored then return {0, 0} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local parked = redis.call('GET', KEYS[3])
 if parked and tonumber(parked) > now then return {4, tonumber(parked) - now} end
-if not stored then return {0, 0} end
-local left = tonumber(stored) - now
-if left > 0 then return {1, left} end
-local open = redis.call('PTTL', KEYS[1])
-if open <= 0 then return {0, 0} end
-if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', open) then return {2, 0} end
-return {3, math.max(redis.call('PTTL', KEYS[2]), 1) * 1000}
+local state = 0
+local stored = redis.call('GET', KEYS[1])
+if stored then
+  local left = tonumber(stored) - now
+  if left > 0 then return {1, left} end
+  local open = redis.call('PTTL', KEYS[1])
+  if open > 0 then
+    if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', open) then
+      return {3, math.max(redis.call('PTTL', KEYS[2]), 1) * 1000}
+    end
+    state = 2
+  end
+end
+local fields = redis.call('HGETALL', KEYS[4])
+if #fields == 0 then return {state, 0} end
+local windows = {}
+for i = 1, #fields, 2 do
+  local unit, part = string.match(fields[i], '^(.-):(%a+)$')
+  windows[unit] = windows[unit] or {}
+  windows[unit][part] = tonumber(fields[i + 1])
+end
+local headroom = tonumber(ARGV[2])
+local wait = 0
+for unit, window in pairs(windows) do
+  local left = window.refill - now
+  if left > 0 then
+    local kept = 0
+    if window.limit > 0 then kept = math.ceil(window.limit * headroom) end
+    local short
+    if unit == 'requests' then
+      short = window.remaining - window.admitted - 1 < kept
+    else
+      short = window.remaining <= kept
+    end
+    if short and left > wait then wait = left end
+  end
+end
+if wait > 0 then
+  if state == 2 then redis.call('DEL', KEYS[2]) end
+  return {5, wait}
+end
+if windows.requests and windows.requests.refill > now then
+  redis.call('HINCRBY', KEYS[4], 'requests:admitted', 1)
+end
+return {state, 0}
+"""
+
+# KEYS: pace. ARGV: groups of unit, remaining, limit (0: not stated), microseconds to
+# the refill. A response's statement replaces the last one (the server's count is the
+# truth); the key lives until the latest refill.
+_RECORD_PACE: Final = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+redis.call('DEL', KEYS[1])
+local longest = 0
+for i = 1, #ARGV, 4 do
+  local unit, refill = ARGV[i], tonumber(ARGV[i + 3])
+  redis.call('HSET', KEYS[1], unit .. ':remaining', ARGV[i + 1], unit .. ':limit', ARGV[i + 2],
+    unit .. ':refill', string.format('%.0f', now + refill), unit .. ':admitted', 0)
+  if refill > longest then longest = refill end
+end
+if longest > 0 then redis.call('PEXPIRE', KEYS[1], math.ceil(longest / 1000)) end
+return 1
 """
 
 # KEYS: cooldown, probe. ARGV: the probe's token, 1 to lift the cooldown. Only the
@@ -239,13 +296,13 @@ def _state(answer: object) -> tuple[int, int]:
     if not isinstance(answer, list) or len(answer) != 2:  # noqa: PLR2004 - a pair
         raise _MalformedAnswerError("an admission that is not a pair")
     state = answer[0]
-    if type(state) is not int or state not in (0, _CLOSED, _PROBER, _PROBING, _PARKED):
+    if type(state) is not int or state not in (0, _CLOSED, _PROBER, _PROBING, _PARKED, _PACED):
         raise _MalformedAnswerError("an unknown admission state")
     return state, _micros(answer[1])
 
 
 #: The admit script's states (see ``_ADMIT``).
-_CLOSED, _PROBER, _PROBING, _PARKED = 1, 2, 3, 4
+_CLOSED, _PROBER, _PROBING, _PARKED, _PACED = 1, 2, 3, 4, 5
 
 #: The scripts in the order the holders below unpack them.
 _SCRIPTS: Final = (
@@ -256,20 +313,48 @@ _SCRIPTS: Final = (
     _TRY_SPEND,
     _RECORD_SUCCESS,
     _PARK,
+    _RECORD_PACE,
 )
+
+
+def _pace_args(limits: RateLimits) -> _Args:
+    """The record script's arguments: each window with a refill time, in microseconds."""
+    args: _Args = []
+    for window in limits.windows:
+        if window.reset is not None and window.reset > 0:
+            refill = round(window.reset * 1_000_000)
+            args += [window.unit.value, window.remaining, window.limit or 0, refill]
+    return args
 
 
 class _SyncScripts:
     """The scripts, registered on the sync client (standalone or cluster)."""
 
-    __slots__ = ("admit", "client", "end_probe", "extend", "park", "read", "record", "spend")
+    __slots__ = (
+        "admit",
+        "client",
+        "end_probe",
+        "extend",
+        "pace",
+        "park",
+        "read",
+        "record",
+        "spend",
+    )
 
     def __init__(self, client: _redis.Redis | _cluster.RedisCluster) -> None:
         self.client = client
         scripts = map(client.register_script, _SCRIPTS)
-        (self.read, self.extend, self.admit, self.end_probe, self.spend, self.record, self.park) = (
-            scripts
-        )
+        (
+            self.read,
+            self.extend,
+            self.admit,
+            self.end_probe,
+            self.spend,
+            self.record,
+            self.park,
+            self.pace,
+        ) = scripts
 
 
 class _AsyncScripts:
@@ -284,6 +369,7 @@ class _AsyncScripts:
         "closer",
         "end_probe",
         "extend",
+        "pace",
         "park",
         "read",
         "record",
@@ -296,9 +382,16 @@ class _AsyncScripts:
         self.client = client
         self.closer = closer
         scripts = map(client.register_script, _SCRIPTS)
-        (self.read, self.extend, self.admit, self.end_probe, self.spend, self.record, self.park) = (
-            scripts
-        )
+        (
+            self.read,
+            self.extend,
+            self.admit,
+            self.end_probe,
+            self.spend,
+            self.record,
+            self.park,
+            self.pace,
+        ) = scripts
 
 
 async def _closed_with_loop(
@@ -661,7 +754,7 @@ class RedisCoordination:
         return [self.key(scope, "cooldown"), self.key(scope, "probe")]
 
     def _admit_keys(self, scope: str) -> list[str]:
-        return [*self._cooldown_keys(scope), self.key(scope, "parked")]
+        return [*self._cooldown_keys(scope), self.key(scope, "parked"), self.key(scope, "pace")]
 
     def admit(self, scope: str) -> Admission:
         """The scope's state in Redis; this process's own while a cooldown it saw lasts.
@@ -675,13 +768,9 @@ class RedisCoordination:
             return Admission(own)
         token = new_probe_token()
         keys = self._admit_keys(scope)
-        answer = self._run(lambda s: s.admit(keys=keys, args=[token]), _state)
-        if answer is None:
-            return self._local.admit(scope)
-        admission, freed = paced(self._admission(answer, token), self._local.pace, scope)
-        if freed is not None:
-            self.end_probe(scope, freed, lifted=False)
-        return admission
+        args = [token, repr(self._local.pace.headroom)]
+        answer = self._run(lambda s: s.admit(keys=keys, args=args), _state)
+        return self._local.admit(scope) if answer is None else self._admission(answer, token)
 
     async def aadmit(self, scope: str) -> Admission:
         """:meth:`admit` for async callers."""
@@ -692,13 +781,9 @@ class RedisCoordination:
             return Admission(own)
         token = new_probe_token()
         keys = self._admit_keys(scope)
-        answer = await self._arun(lambda s: s.admit(keys=keys, args=[token]), _state)
-        if answer is None:
-            return self._local.admit(scope)
-        admission, freed = paced(self._admission(answer, token), self._local.pace, scope)
-        if freed is not None:
-            await self.aend_probe(scope, freed, lifted=False)
-        return admission
+        args = [token, repr(self._local.pace.headroom)]
+        answer = await self._arun(lambda s: s.admit(keys=keys, args=args), _state)
+        return self._local.admit(scope) if answer is None else self._admission(answer, token)
 
     def _admission(self, answer: tuple[int, int], token: str) -> Admission:
         """The admit script's ``{state, microseconds}`` as an :class:`Admission`."""
@@ -712,6 +797,8 @@ class RedisCoordination:
         if state == _PARKED:
             seconds = min(micros / 1_000_000, MAX_PARK)
             return Admission(seconds, refused=GiveUpReason.QUOTA_PARKED)
+        if state == _PACED:
+            return Admission(min(micros / 1_000_000, MAX_RESET))
         return Admission(0.0)
 
     def end_probe(self, scope: str, token: str, *, lifted: bool) -> None:
@@ -783,12 +870,19 @@ class RedisCoordination:
         return self._local.breaker_state(scope)
 
     def record_limits(self, scope: str, limits: RateLimits) -> None:
-        """Keep a response's rate-limit windows in this process (no Redis command)."""
+        """Share a response's rate-limit windows with the fleet (and keep them here too).
+
+        Every process then counts its admitted requests against the same statement.
+        """
         self._local.record_limits(scope, limits)
+        key, args = [self.key(scope, "pace")], _pace_args(limits)
+        self._run(lambda s: s.pace(keys=key, args=args), _flag)
 
     async def arecord_limits(self, scope: str, limits: RateLimits) -> None:
         """:meth:`record_limits` for async callers."""
         self._local.record_limits(scope, limits)
+        key, args = [self.key(scope, "pace")], _pace_args(limits)
+        await self._arun(lambda s: s.pace(keys=key, args=args), _flag)
 
     # --- lifecycle --------------------------------------------------------------------
 
