@@ -6,6 +6,11 @@ since. An attempt that would leave a window below its headroom (a share of its l
 waits until the window refills, instead of being sent into a 429. A window whose
 refill time is unknown, or has passed, holds nothing. The next response replaces the
 statement: the server's count is the truth, this count only bridges the gap.
+
+A statement is as old as its response: the requests admitted before it and still on
+their way may have reached the server after it counted. So the requests in flight
+(admitted, no statement back yet) count against a new statement too: a response ends
+one of them, and the others are taken off what it states.
 """
 
 from __future__ import annotations
@@ -24,6 +29,14 @@ __all__ = ["DEFAULT_HEADROOM", "Pace"]
 #: The share of a window's limit kept free by default: an attempt waits when fewer would
 #: be left (none is kept of a window whose limit was not stated).
 DEFAULT_HEADROOM: Final = 0.05
+
+
+@dataclass(slots=True)
+class _Scope:
+    """A scope's latest statement, and its requests admitted with no statement back yet."""
+
+    windows: list[_Stated]
+    in_flight: int = 0
 
 
 @dataclass(slots=True)
@@ -63,7 +76,7 @@ class Pace:
         self._max_scopes = require_int("max_scopes", max_scopes, minimum=1)
         require_callable("clock", clock)
         self._clock = clock
-        self._scopes: dict[str, list[_Stated]] = {}
+        self._scopes: dict[str, _Scope] = {}
         self._lock = threading.Lock()
 
     @property
@@ -80,13 +93,16 @@ class Pace:
             if window.reset is not None and window.reset > 0
         ]
         with self._lock:
+            known = self._scopes.pop(scope, None)
             if not windows:
-                self._scopes.pop(scope, None)
                 return
-            if scope not in self._scopes and len(self._scopes) >= self._max_scopes:
-                soonest = min(self._scopes, key=lambda name: _refill(self._scopes[name]))
+            in_flight = max(0, known.in_flight - 1) if known is not None else 0
+            for window in windows:
+                window.admitted = in_flight
+            if len(self._scopes) >= self._max_scopes:
+                soonest = min(self._scopes, key=lambda name: _refill(self._scopes[name].windows))
                 del self._scopes[soonest]
-            self._scopes[scope] = windows
+            self._scopes[scope] = _Scope(windows, in_flight)
 
     def wait(self, scope: str) -> float:
         """Seconds until an attempt under ``scope`` fits its windows; ``0.0``: admitted now.
@@ -94,21 +110,21 @@ class Pace:
         Admitting counts the attempt against the scope's request window.
         """
         with self._lock:
-            windows = self._scopes.get(scope)
-            if windows is None:
+            known = self._scopes.get(scope)
+            if known is None:
                 return 0.0
             now = self._clock()
-            live = [window for window in windows if window.refill > now]
+            live = [window for window in known.windows if window.refill > now]
             if not live:
                 del self._scopes[scope]
                 return 0.0
-            self._scopes[scope] = live
+            known.windows = live
             short = [window.refill - now for window in live if not self._fits(window)]
             if short:
                 return max(short)
+            known.in_flight += 1
             for window in live:
-                if window.unit is Unit.REQUESTS:
-                    window.admitted += 1
+                window.admitted += 1
             return 0.0
 
     def _fits(self, window: _Stated) -> bool:

@@ -33,6 +33,19 @@ def test_a_new_statement_replaces_the_count(clock):
     assert pace.wait("s") == 0.0
 
 
+def test_requests_in_flight_count_against_a_newer_statement(clock):
+    """Three on their way; one answers with 3 left: the two others may not be in that count."""
+    pace = Pace(headroom=0.0, clock=clock)
+    three = limits(Window(Unit.REQUESTS, remaining=3, limit=None, reset=30.0))
+    pace.record("s", three)
+    assert [pace.wait("s") for _ in range(3)] == [0.0, 0.0, 0.0]
+    pace.record("s", three)  # one answered: two still in flight
+    assert [pace.wait("s") for _ in range(3)] == [0.0, 30.0, 30.0]
+    for _ in range(3):  # every one answered, the last statement the truth again
+        pace.record("s", three)
+    assert [pace.wait("s") for _ in range(4)] == [0.0, 0.0, 0.0, 30.0]
+
+
 def test_a_spent_token_window_holds_every_attempt(clock):
     """Tokens: no estimate per attempt, so the window holds once what is left is the headroom."""
     pace = Pace(headroom=0.1, clock=clock)

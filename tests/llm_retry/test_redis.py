@@ -845,6 +845,26 @@ def test_the_pace_is_the_fleets(redis_server, prefix, server):
     assert first.fallbacks == second.fallbacks == 0
 
 
+def test_the_fleets_requests_in_flight_count_against_a_newer_statement(redis_server, prefix):
+    """As Pace: a response ends one request; the others in flight are taken off its count."""
+    first, second = (
+        RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0, headroom=0.0)
+        for _ in range(2)
+    )
+    three = RateLimits((Window(Unit.REQUESTS, 3, None, 30.0),))
+    try:
+        first.record_limits(SCOPE, three)
+        admitted = [first.admit(SCOPE).wait, second.admit(SCOPE).wait, first.admit(SCOPE).wait]
+        second.record_limits(SCOPE, three)
+        after = [second.admit(SCOPE).wait, first.admit(SCOPE).wait]
+    finally:
+        first.close()
+        second.close()
+    assert admitted == [0.0, 0.0, 0.0]
+    assert after[0] == 0.0
+    assert 0.0 < after[1] <= 30.0
+
+
 def test_a_paced_prober_gives_the_lease_back(coordination, server):
     """Half-open in Redis, the prober the pace holds ends its lease so another may probe."""
     seconds, micros = server.time()

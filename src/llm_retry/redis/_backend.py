@@ -168,8 +168,10 @@ if #fields == 0 then return {state, 0} end
 local windows = {}
 for i = 1, #fields, 2 do
   local unit, part = string.match(fields[i], '^(.-):(%a+)$')
-  windows[unit] = windows[unit] or {}
-  windows[unit][part] = tonumber(fields[i + 1])
+  if unit ~= '_' then
+    windows[unit] = windows[unit] or {}
+    windows[unit][part] = tonumber(fields[i + 1])
+  end
 end
 local headroom = tonumber(ARGV[2])
 local wait = 0
@@ -191,27 +193,32 @@ if wait > 0 then
   if state == 2 then redis.call('DEL', KEYS[2]) end
   return {5, wait}
 end
-if windows.requests and windows.requests.refill > now then
-  redis.call('HINCRBY', KEYS[4], 'requests:admitted', 1)
+for unit, window in pairs(windows) do
+  if window.refill > now then redis.call('HINCRBY', KEYS[4], unit .. ':admitted', 1) end
 end
+redis.call('HINCRBY', KEYS[4], '_:inflight', 1)
 return {state, 0}
 """
 
 # KEYS: pace. ARGV: groups of unit, remaining, limit (0: not stated), microseconds to
 # the refill. A response's statement replaces the last one (the server's count is the
-# truth); the key lives until the latest refill.
+# truth); the requests in flight but this response's count against it, as in
+# ``llm_retry._pace``; the key lives until the latest refill.
 _RECORD_PACE: Final = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local in_flight = math.max(0, tonumber(redis.call('HGET', KEYS[1], '_:inflight') or '1') - 1)
 redis.call('DEL', KEYS[1])
+if #ARGV == 0 then return 1 end
 local longest = 0
 for i = 1, #ARGV, 4 do
   local unit, refill = ARGV[i], tonumber(ARGV[i + 3])
   redis.call('HSET', KEYS[1], unit .. ':remaining', ARGV[i + 1], unit .. ':limit', ARGV[i + 2],
-    unit .. ':refill', string.format('%.0f', now + refill), unit .. ':admitted', 0)
+    unit .. ':refill', string.format('%.0f', now + refill), unit .. ':admitted', in_flight)
   if refill > longest then longest = refill end
 end
-if longest > 0 then redis.call('PEXPIRE', KEYS[1], math.ceil(longest / 1000)) end
+redis.call('HSET', KEYS[1], '_:inflight', in_flight)
+redis.call('PEXPIRE', KEYS[1], math.ceil(longest / 1000))
 return 1
 """
 
