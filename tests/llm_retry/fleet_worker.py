@@ -43,7 +43,12 @@ def main(job, url, prefix, scope, *args):
             result = call(policy, float(args[0]), client)
         elif job == "admit":
             admission = coordination.admit(scope)
-            result = {"wait": admission.wait, "probe": admission.probe is not None}
+            refused = admission.refused
+            result = {
+                "wait": admission.wait,
+                "probe": admission.probe is not None,
+                "refused": None if refused is None else str(refused),
+            }
         else:
             budget = RetryBudget(float(args[0]))
             result = {

@@ -43,6 +43,7 @@ from llm_retry import (
     retry_info,
 )
 from llm_retry.instrumentation import (
+    BreakerEvent,
     CooldownEvent,
     CoordinationEvent,
     LoggingOnRetryHook,
@@ -876,39 +877,6 @@ def test_a_paced_prober_gives_the_lease_back(coordination, server):
     assert server.exists(coordination.key(SCOPE, "cooldown")) == 1
 
 
-def test_this_processs_breaker_decides_while_it_is_not_closed(redis_server, prefix):
-    """Open, calls fail at once without asking Redis; its probe is this process's own."""
-    backend = RedisCoordination(
-        redis_server.url,
-        prefix=prefix,
-        timeout=2.0,
-        breaker=CircuitBreaker(min_calls=2, open_for=60.0),
-    )
-    policy = RetryPolicy(coordination=backend, scope=SCOPE, max_attempts=1, on_retry=None)
-
-    async def refused():
-        try:
-            with pytest.raises(ServerError) as raised:
-                await policy.wrap(asyncio.sleep)(0)
-            return retry_info(raised.value).reason
-        finally:
-            await backend.aclose()
-
-    try:
-        for _ in range(2):
-            backend.record_outcome(SCOPE, failed=True)
-        admission = backend.admit(SCOPE)
-        with pytest.raises(ServerError) as raised:
-            policy.wrap(lambda: "ok")()
-        reasons = [retry_info(raised.value).reason, asyncio.run(refused())]
-    finally:
-        backend.close()
-    assert admission.refused is GiveUpReason.BREAKER_OPEN
-    assert 0.0 < admission.wait <= 60.0
-    assert reasons == [GiveUpReason.BREAKER_OPEN] * 2
-    assert backend.breaker_state(SCOPE)[0] is BreakerState.OPEN
-
-
 def test_a_parked_quota_refuses_every_process_until_its_reset(redis_server, prefix, server):
     """One process parks the scope; another, which never saw the error, fails at once."""
     first = RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0)
@@ -951,6 +919,95 @@ def test_a_park_read_back_is_capped(redis_server, prefix, server):
         assert backend.admit(SCOPE) == Admission(MAX_PARK, refused=GiveUpReason.QUOTA_PARKED)
     finally:
         backend.close()
+
+
+def half_open_breaker(backend, client, open_for=5.0):
+    """The scope's breaker half-open in Redis: its open time over (server clock), the lease long."""
+    seconds, micros = client.time()
+    ended = seconds * 1_000_000 + micros - 1
+    client.set(backend.key(SCOPE, "cooldown"), str(ended), px=60_000)
+    client.set(backend.key(SCOPE, "breaker"), str(round(open_for * 1_000_000)), px=60_000)
+
+
+def test_an_open_breaker_is_the_fleets(redis_server, prefix, server):
+    """One process's failures open the breaker in Redis: another, which saw none, fails at once."""
+    opener = RedisCoordination(
+        redis_server.url,
+        prefix=prefix,
+        timeout=2.0,
+        breaker=CircuitBreaker(min_calls=2, open_for=60.0),
+    )
+    other = RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0)
+    policy = RetryPolicy(coordination=other, scope=SCOPE, max_attempts=1, on_retry=None)
+    seen = []
+    try:
+        with set_on_retry_hooks([seen.append]):
+            for _ in range(2):
+                opener.record_outcome(SCOPE, failed=True)
+        admission = other.admit(SCOPE)
+        with pytest.raises(ServerError) as raised:
+            policy.wrap(lambda: "ok")()
+        state = opener.breaker_state(SCOPE)
+    finally:
+        opener.close()
+        other.close()
+    assert admission.refused is GiveUpReason.BREAKER_OPEN
+    assert 59.0 < admission.wait <= 60.0
+    assert retry_info(raised.value).reason is GiveUpReason.BREAKER_OPEN
+    assert state[0] is BreakerState.OPEN
+    assert 59.0 < state[1] <= 60.0
+    assert server.get(opener.key(SCOPE, "breaker")) == b"60000000"
+    assert [e for e in seen if isinstance(e, BreakerEvent)] == [
+        BreakerEvent(scope=SCOPE, state=BreakerState.OPEN, open_for=60.0)
+    ]
+
+
+def test_one_probe_per_open_period_across_the_fleet(redis_server, prefix, server):
+    """Four processes ask at once when the breaker half-opens: one probes, three fail now."""
+    backend = RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0)
+    try:
+        half_open_breaker(backend, server)
+        results = run_workers(*[("admit", redis_server.url, prefix, SCOPE)] * 4)
+    finally:
+        backend.close()
+    assert sum(result["probe"] for result in results) == 1
+    refused = [result["refused"] for result in results if not result["probe"]]
+    assert refused == ["breaker_open"] * 3
+
+
+def test_the_probes_failure_reopens_for_twice_as_long_and_its_success_closes(
+    redis_server, prefix, server
+):
+    """A failed probe doubles the open time (capped); a probe that gets through closes it."""
+    backend = RedisCoordination(
+        redis_server.url,
+        prefix=prefix,
+        timeout=2.0,
+        breaker=CircuitBreaker(open_for=5.0, max_open_for=8.0),
+    )
+    seen = []
+    try:
+        with set_on_retry_hooks([seen.append]):
+            half_open_breaker(backend, server)
+            probe = backend.admit(SCOPE).probe
+            backend.record_outcome(SCOPE, failed=True)
+            reopened = int(server.get(backend.key(SCOPE, "breaker")))
+            half_open_breaker(backend, server, open_for=reopened / 1_000_000)
+            probe = backend.admit(SCOPE).probe
+            backend.record_outcome(SCOPE, failed=False)
+            backend.end_probe(SCOPE, probe, lifted=True)
+            after = backend.admit(SCOPE)
+    finally:
+        backend.close()
+    assert reopened == 8_000_000  # twice 5 s, capped at 8 s
+    assert after == Admission(0.0)
+    assert server.exists(backend.key(SCOPE, "breaker")) == 0
+    assert [(e.state, e.open_for) for e in seen if isinstance(e, BreakerEvent)] == [
+        (BreakerState.HALF_OPEN, 0.0),
+        (BreakerState.OPEN, 8.0),
+        (BreakerState.HALF_OPEN, 0.0),
+        (BreakerState.CLOSED, 0.0),
+    ]
 
 
 # --- configuration ----------------------------------------------------------------------

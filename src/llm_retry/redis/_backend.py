@@ -20,7 +20,7 @@ from redis.asyncio.retry import Retry as _AsyncRetry
 from redis.backoff import NoBackoff as _NoBackoff
 from redis.retry import Retry as _Retry
 
-from llm_retry._breaker import BreakerState, CircuitBreaker
+from llm_retry._breaker import BreakerState, CircuitBreaker, Outcomes
 from llm_retry._budget import RetryBudget
 from llm_retry._checks import require_number
 from llm_retry._coordination import (
@@ -35,7 +35,7 @@ from llm_retry._coordination import (
     poll_wait,
 )
 from llm_retry._events import GiveUpReason
-from llm_retry._hooks import CoordinationEvent, dispatch
+from llm_retry._hooks import BreakerEvent, CoordinationEvent, dispatch
 from llm_retry._limits import MAX_RESET, RateLimits
 from llm_retry._pace import DEFAULT_HEADROOM
 
@@ -137,11 +137,13 @@ redis.call('DEL', KEYS[2])
 return 1
 """
 
-# KEYS: cooldown, probe, parked, pace. ARGV: a fresh probe token, the pace's headroom.
-# {state, microseconds}: 0 open; 1 closed, with the time left; 2 half-open, this caller
-# holds the lease (which lasts as long as the half-open time); 3 half-open, another
-# caller holds it, lease time left; 4 parked (a spent quota), the time to its reset;
-# 5 paced (a stated rate-limit window nearly spent), the time to its refill. An open or
+# KEYS: cooldown, probe, parked, pace, breaker. ARGV: a fresh probe token, the pace's
+# headroom. {state, microseconds}: 0 open; 1 closed, with the time left; 2 half-open,
+# this caller holds the lease (which lasts as long as the half-open time); 3 half-open,
+# another caller holds it, lease time left; 4 parked (a spent quota), the time to its
+# reset; 5 paced (a stated rate-limit window nearly spent), the time to its refill;
+# 6 the scope's breaker is open (the cooldown is its open time): fail now, the time
+# until a probe may go; 7 as 2, the probe of an open breaker. An open or
 # probing caller is paced as ``llm_retry._pace.Pace`` paces (the same rules, shared by
 # the fleet: a request admitted here counts for every process); a paced prober's lease
 # is given back.
@@ -153,14 +155,21 @@ if parked and tonumber(parked) > now then return {4, tonumber(parked) - now} end
 local state = 0
 local stored = redis.call('GET', KEYS[1])
 if stored then
+  local broken = redis.call('EXISTS', KEYS[5]) == 1
   local left = tonumber(stored) - now
-  if left > 0 then return {1, left} end
+  if left > 0 then
+    if broken then return {6, left} end
+    return {1, left}
+  end
   local open = redis.call('PTTL', KEYS[1])
   if open > 0 then
     if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', open) then
-      return {3, math.max(redis.call('PTTL', KEYS[2]), 1) * 1000}
+      local lease = math.max(redis.call('PTTL', KEYS[2]), 1) * 1000
+      if broken then return {6, lease} end
+      return {3, lease}
     end
     state = 2
+    if broken then state = 7 end
   end
 end
 local fields = redis.call('HGETALL', KEYS[4])
@@ -190,7 +199,7 @@ for unit, window in pairs(windows) do
   end
 end
 if wait > 0 then
-  if state == 2 then redis.call('DEL', KEYS[2]) end
+  if state == 2 or state == 7 then redis.call('DEL', KEYS[2]) end
   return {5, wait}
 end
 for unit, window in pairs(windows) do
@@ -222,8 +231,9 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(longest / 1000))
 return 1
 """
 
-# KEYS: cooldown, probe. ARGV: the probe's token, 1 to lift the cooldown. Only the
-# lease's holder ends it; a cooldown that has not ended (a newer one) is kept.
+# KEYS: cooldown, probe, breaker. ARGV: the probe's token, 1 to lift the cooldown. Only
+# the lease's holder ends it; a cooldown that has not ended (a newer one) is kept.
+# 1: ended; 2: ended, and the lift closed the scope's breaker; 0: not the holder.
 _END_PROBE: Final = """
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[2])
@@ -232,9 +242,38 @@ if ARGV[2] == '1' then
   local t = redis.call('TIME')
   if stored and tonumber(stored) <= tonumber(t[1]) * 1000000 + tonumber(t[2]) then
     redis.call('DEL', KEYS[1])
+    if redis.call('DEL', KEYS[3]) == 1 then return 2 end
   end
 end
 return 1
+"""
+
+# KEYS: cooldown, probe, breaker. ARGV: what happened ('open': this process's window
+# opened it; 'failed': an attempt failed; 'read'), the open time in microseconds, the
+# half-open time in milliseconds, the longest open time in microseconds. The breaker
+# key holds the open time; while it exists the cooldown is the breaker's. {state,
+# microseconds}: 0 closed (a failure is the caller's to count); 1 open, time to the
+# probe; 2 half-open; 3 opened now (a failure in the half-open time is the probe's:
+# twice the last open time, capped), for this long.
+_BREAKER: Final = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local stored = tonumber(redis.call('GET', KEYS[1]) or '0')
+local opened = redis.call('GET', KEYS[3])
+if ARGV[1] ~= 'open' then
+  if not opened then return {0, 0} end
+  if stored > now then return {1, stored - now} end
+  if ARGV[1] == 'read' then return {2, 0} end
+end
+local open = tonumber(ARGV[2])
+if opened then open = math.min(tonumber(opened) * 2, tonumber(ARGV[4])) end
+local ttl = math.ceil(open / 1000) + tonumber(ARGV[3])
+if now + open > stored then
+  redis.call('SET', KEYS[1], string.format('%.0f', now + open), 'PX', ttl)
+end
+redis.call('SET', KEYS[3], string.format('%.0f', open), 'PX', ttl)
+redis.call('DEL', KEYS[2])
+return {3, open}
 """
 
 # KEYS: parked. ARGV: the time to the quota's reset in microseconds. The later reset
@@ -291,6 +330,13 @@ def _micros(answer: object) -> int:
     return answer
 
 
+def _ended(answer: object) -> int:
+    """The end-probe script's 0, 1 or 2."""
+    if type(answer) is not int or answer not in (0, 1, _BREAKER_CLOSED):
+        raise _MalformedAnswerError("an end of probe that is not 0, 1 or 2")
+    return answer
+
+
 def _flag(answer: object) -> bool:
     """A script's 0 or 1."""
     if type(answer) is not int or answer not in (0, 1):
@@ -303,13 +349,17 @@ def _state(answer: object) -> tuple[int, int]:
     if not isinstance(answer, list) or len(answer) != 2:  # noqa: PLR2004 - a pair
         raise _MalformedAnswerError("an admission that is not a pair")
     state = answer[0]
-    if type(state) is not int or state not in (0, _CLOSED, _PROBER, _PROBING, _PARKED, _PACED):
+    if type(state) is not int or not 0 <= state <= _BREAKER_PROBER:
         raise _MalformedAnswerError("an unknown admission state")
     return state, _micros(answer[1])
 
 
 #: The admit script's states (see ``_ADMIT``).
-_CLOSED, _PROBER, _PROBING, _PARKED, _PACED = 1, 2, 3, 4, 5
+_CLOSED, _PROBER, _PROBING, _PARKED, _PACED, _BROKEN, _BREAKER_PROBER = 1, 2, 3, 4, 5, 6, 7
+#: The breaker script's states (see ``_BREAKER``).
+_SHUT, _OPEN, _HALF_OPEN, _OPENED = 0, 1, 2, 3
+#: The end-probe script's answer when its lift closed the scope's breaker.
+_BREAKER_CLOSED = 2
 
 #: The scripts in the order the holders below unpack them.
 _SCRIPTS: Final = (
@@ -321,6 +371,7 @@ _SCRIPTS: Final = (
     _RECORD_SUCCESS,
     _PARK,
     _RECORD_PACE,
+    _BREAKER,
 )
 
 
@@ -339,6 +390,7 @@ class _SyncScripts:
 
     __slots__ = (
         "admit",
+        "breaker",
         "client",
         "end_probe",
         "extend",
@@ -361,6 +413,7 @@ class _SyncScripts:
             self.record,
             self.park,
             self.pace,
+            self.breaker,
         ) = scripts
 
 
@@ -372,6 +425,7 @@ class _AsyncScripts:
 
     __slots__ = (
         "admit",
+        "breaker",
         "client",
         "closer",
         "end_probe",
@@ -398,6 +452,7 @@ class _AsyncScripts:
             self.record,
             self.park,
             self.pace,
+            self.breaker,
         ) = scripts
 
 
@@ -456,6 +511,7 @@ class RedisCoordination:
 
     __slots__ = (
         "_async",
+        "_breaker",
         "_cluster",
         "_down_since",
         "_down_until",
@@ -465,6 +521,7 @@ class RedisCoordination:
         "_local",
         "_lock",
         "_outage_warned",
+        "_outcomes",
         "_pause",
         "_prefix",
         "_sync",
@@ -504,6 +561,10 @@ class RedisCoordination:
             headroom=headroom,
             breaker=breaker,
         )
+        # The breaker's settings and this process's window of outcomes; its state is
+        # the fleet's, in Redis (the local backend's own breaker serves a fallback).
+        self._breaker = breaker
+        self._outcomes = None if breaker is None else Outcomes(breaker, max_scopes=1024)
         # At least a millisecond, so a cooldown key always outlives its cooldown.
         self._lease_ms = max(1, round(self._local.probe_lease * 1000))
         self._sync: _SyncScripts | None = None
@@ -761,15 +822,18 @@ class RedisCoordination:
         return [self.key(scope, "cooldown"), self.key(scope, "probe")]
 
     def _admit_keys(self, scope: str) -> list[str]:
-        return [*self._cooldown_keys(scope), self.key(scope, "parked"), self.key(scope, "pace")]
+        return [
+            *self._cooldown_keys(scope),
+            self.key(scope, "parked"),
+            self.key(scope, "pace"),
+            self.key(scope, "breaker"),
+        ]
+
+    def _breaker_keys(self, scope: str) -> list[str]:
+        return [*self._cooldown_keys(scope), self.key(scope, "breaker")]
 
     def admit(self, scope: str) -> Admission:
-        """The scope's state in Redis; this process's own while a cooldown it saw lasts.
-
-        While this process's breaker for the scope is not closed, it alone decides.
-        """
-        if self._local.breaker_state(scope)[0] is not BreakerState.CLOSED:
-            return self._local.admit(scope)
+        """The scope's state in Redis; this process's own while a cooldown it saw lasts."""
         own = self._local.cooldown(scope)
         if own > 0:
             return Admission(own)
@@ -777,12 +841,10 @@ class RedisCoordination:
         keys = self._admit_keys(scope)
         args = [token, repr(self._local.pace.headroom)]
         answer = self._run(lambda s: s.admit(keys=keys, args=args), _state)
-        return self._local.admit(scope) if answer is None else self._admission(answer, token)
+        return self._local.admit(scope) if answer is None else self._admission(answer, token, scope)
 
     async def aadmit(self, scope: str) -> Admission:
         """:meth:`admit` for async callers."""
-        if self._local.breaker_state(scope)[0] is not BreakerState.CLOSED:
-            return self._local.admit(scope)
         own = self._local.cooldown(scope)
         if own > 0:
             return Admission(own)
@@ -790,9 +852,9 @@ class RedisCoordination:
         keys = self._admit_keys(scope)
         args = [token, repr(self._local.pace.headroom)]
         answer = await self._arun(lambda s: s.admit(keys=keys, args=args), _state)
-        return self._local.admit(scope) if answer is None else self._admission(answer, token)
+        return self._local.admit(scope) if answer is None else self._admission(answer, token, scope)
 
-    def _admission(self, answer: tuple[int, int], token: str) -> Admission:
+    def _admission(self, answer: tuple[int, int], token: str, scope: str) -> Admission:
         """The admit script's ``{state, microseconds}`` as an :class:`Admission`."""
         state, micros = answer
         if state == _CLOSED:
@@ -806,19 +868,34 @@ class RedisCoordination:
             return Admission(seconds, refused=GiveUpReason.QUOTA_PARKED)
         if state == _PACED:
             return Admission(min(micros / 1_000_000, MAX_RESET))
+        if state == _BROKEN:
+            return Admission(self._capped(micros), refused=GiveUpReason.BREAKER_OPEN)
+        if state == _BREAKER_PROBER:
+            dispatch(BreakerEvent(scope=scope, state=BreakerState.HALF_OPEN))
+            return Admission(0.0, token)
         return Admission(0.0)
 
     def end_probe(self, scope: str, token: str, *, lifted: bool) -> None:
         """End the probe holding ``token`` in Redis (and in this process, after a fallback)."""
         self._local.end_probe(scope, token, lifted=lifted)
-        keys = self._cooldown_keys(scope)
-        self._run(lambda s: s.end_probe(keys=keys, args=[token, int(lifted)]), _flag)
+        keys = self._breaker_keys(scope)
+        ended = self._run(lambda s: s.end_probe(keys=keys, args=[token, int(lifted)]), _ended)
+        self._closed(scope, ended)
 
     async def aend_probe(self, scope: str, token: str, *, lifted: bool) -> None:
         """:meth:`end_probe` for async callers."""
         self._local.end_probe(scope, token, lifted=lifted)
-        keys = self._cooldown_keys(scope)
-        await self._arun(lambda s: s.end_probe(keys=keys, args=[token, int(lifted)]), _flag)
+        keys = self._breaker_keys(scope)
+        ended = await self._arun(
+            lambda s: s.end_probe(keys=keys, args=[token, int(lifted)]), _ended
+        )
+        self._closed(scope, ended)
+
+    @staticmethod
+    def _closed(scope: str, ended: int | None) -> None:
+        """Tell the hooks when ending a probe closed the scope's breaker."""
+        if ended == _BREAKER_CLOSED:
+            dispatch(BreakerEvent(scope=scope, state=BreakerState.CLOSED))
 
     def try_spend(self, scope: str, budget: RetryBudget) -> bool:
         """Take a token from ``scope``'s shared bucket; from ``budget`` itself without Redis."""
@@ -865,16 +942,86 @@ class RedisCoordination:
         await self._arun(lambda s: s.park(keys=key, args=args), _flag)
 
     def record_outcome(self, scope: str, *, failed: bool) -> None:
-        """Count an attempt's outcome for this process's breaker of ``scope``."""
-        self._local.record_outcome(scope, failed=failed)
+        """Count an attempt's outcome for ``scope``'s breaker, which the fleet shares.
+
+        This process counts its own outcomes; when they open the breaker, it opens in
+        Redis for every process. A failure while the fleet's breaker is half-open (its
+        probe's) opens it again for twice as long. Without Redis, this process's own
+        breaker counts instead.
+        """
+        if self._breaker is None:
+            return
+        if not failed:
+            self._count(scope, failed=False)
+            return
+        keys, args = self._breaker_keys(scope), self._breaker_args("failed")
+        answer = self._run(lambda s: s.breaker(keys=keys, args=args), _state)
+        if answer is None:
+            self._local.record_outcome(scope, failed=True)
+        elif answer[0] == _SHUT and self._count(scope, failed=True):
+            args = self._breaker_args("open")
+            answer = self._run(lambda s: s.breaker(keys=keys, args=args), _state)
+        self._opened(scope, answer)
 
     async def arecord_outcome(self, scope: str, *, failed: bool) -> None:
         """:meth:`record_outcome` for async callers."""
-        self._local.record_outcome(scope, failed=failed)
+        if self._breaker is None:
+            return
+        if not failed:
+            self._count(scope, failed=False)
+            return
+        keys, args = self._breaker_keys(scope), self._breaker_args("failed")
+        answer = await self._arun(lambda s: s.breaker(keys=keys, args=args), _state)
+        if answer is None:
+            self._local.record_outcome(scope, failed=True)
+        elif answer[0] == _SHUT and self._count(scope, failed=True):
+            args = self._breaker_args("open")
+            answer = await self._arun(lambda s: s.breaker(keys=keys, args=args), _state)
+        self._opened(scope, answer)
+
+    def _count(self, scope: str, *, failed: bool) -> bool:
+        """Count an outcome in this process's window; ``True`` when it opens the breaker."""
+        outcomes = self._outcomes
+        if outcomes is None:
+            return False
+        with self._lock:
+            tripped = outcomes.record(scope, time.monotonic(), failed=failed)
+            if tripped:
+                outcomes.forget(scope)
+        return tripped
+
+    def _breaker_args(self, what: str) -> _Args:
+        """The breaker script's arguments (a backend without a breaker only reads)."""
+        settings = self._breaker or CircuitBreaker()
+        return [
+            what,
+            round(settings.open_for * 1_000_000),
+            self._lease_ms,
+            round(settings.max_open_for * 1_000_000),
+        ]
+
+    @staticmethod
+    def _opened(scope: str, answer: tuple[int, int] | None) -> None:
+        """Tell the hooks when this process opened the fleet's breaker."""
+        if answer is not None and answer[0] == _OPENED:
+            seconds = answer[1] / 1_000_000
+            dispatch(BreakerEvent(scope=scope, state=BreakerState.OPEN, open_for=seconds))
 
     def breaker_state(self, scope: str) -> tuple[BreakerState, float]:
-        """This process's breaker of ``scope`` and the seconds to its probe."""
-        return self._local.breaker_state(scope)
+        """The fleet's breaker of ``scope`` and the seconds to its probe.
+
+        This process's own breaker when Redis is unavailable.
+        """
+        keys, args = self._breaker_keys(scope), self._breaker_args("read")
+        answer = self._run(lambda s: s.breaker(keys=keys, args=args), _state)
+        if answer is None:
+            return self._local.breaker_state(scope)
+        state, micros = answer
+        if state == _OPEN:
+            return BreakerState.OPEN, self._capped(micros)
+        if state == _HALF_OPEN:
+            return BreakerState.HALF_OPEN, 0.0
+        return BreakerState.CLOSED, 0.0
 
     def record_limits(self, scope: str, limits: RateLimits) -> None:
         """Share a response's rate-limit windows with the fleet (and keep them here too).
