@@ -32,7 +32,14 @@ whole fleet doing it at once); ``--cold`` leaves the 429 out:
   Go duration); a shared policy that records them (``RetryPolicy.record_rate_limits``,
   from an httpx response hook) against independent policies;
 * outage: upstream attempts per call (amplification) with a shared budget in Redis, and
-  for comparison with a budget per process and with none.
+  for comparison with a budget per process and with none;
+* breaker: one of two scopes (``/a``) down for ``--outage`` seconds (every request a
+  ``503``) while the fleet calls both at ``--rate`` calls per second, each policy with
+  a shared ``RedisCoordination`` breaker: the requests ``/a`` received after the
+  breaker first opened, per open period (one is the probe; the target is at most one),
+  the attempts per ``/a`` call after it opened (no call may pay more than one failed
+  attempt), and how long after the server healed the first ``/a`` call got through
+  (within one open period).
 
 The last line reads ``fleet: 429 responses shared/independent = R (P processes), outage
 amplification shared = A, paced/independent = Q`` (R from the whole-second runs, the
@@ -67,8 +74,9 @@ from typing import Any
 import httpx
 import redis
 
-from llm_errors import classify
-from llm_retry import RetryBudget, RetryPolicy
+from llm_errors import ServerError, classify
+from llm_retry import CircuitBreaker, RetryBudget, RetryPolicy
+from llm_retry.instrumentation import BreakerEvent, set_on_retry_hooks
 from llm_retry.redis import RedisCoordination
 
 SCOPE = "fake:model"
@@ -90,6 +98,9 @@ class Provider:
         self.lock = threading.Lock()
         self.counts = {"served": 0, "limited": 0, "failed": 0}
         self.limited_at: list[tuple[float, float]] = []
+        # The breaker phase: the path in an outage, and every request's time and path.
+        self.down: str | None = None
+        self.hits: list[tuple[float, str]] = []
 
     def state(self) -> dict[str, str]:
         """The bucket as OpenAI states its limits on every response (the lock is held)."""
@@ -100,8 +111,13 @@ class Provider:
             "x-ratelimit-reset-requests": f"{seconds * 1000:.0f}ms",
         }
 
-    def admit(self) -> tuple[int, float, dict[str, str]]:
+    def admit(self, path: str = "") -> tuple[int, float, dict[str, str]]:
         """The status for one request now, the Retry-After of a 429, and the stated limits."""
+        if self.down is not None:
+            with self.lock:
+                self.hits.append((time.monotonic(), path))
+                if path == self.down:
+                    return 503, 0.0, {}
         status, retry_after = self._admit()
         with self.lock:
             return status, retry_after, self.state()
@@ -170,7 +186,7 @@ def serve(provider: Provider) -> http.server.ThreadingHTTPServer:
 
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            status, retry_after, stated = provider.admit()
+            status, retry_after, stated = provider.admit(self.path)
             if status == 200:
                 time.sleep(provider.latency)
             self.send_response(status)
@@ -306,6 +322,132 @@ def worker(job: Job, ready: Any, start: Any, results: Any) -> None:
 
 
 @dataclass(frozen=True)
+class OutageJob:
+    """What one worker of the breaker phase does: calls to two scopes, evenly spaced."""
+
+    provider_url: str
+    redis_url: str
+    prefix: str
+    seconds: float
+    interval: float
+    open_for: float
+    max_open_for: float
+
+
+def outage_worker(job: OutageJob, ready: Any, start: Any, results: Any) -> None:
+    """Call ``/a`` and ``/b`` in turn; report each call and the breaker events seen."""
+    seen: list[tuple[float, str, float]] = []
+
+    def hook(event: object) -> None:
+        if isinstance(event, BreakerEvent):
+            seen.append((time.monotonic(), event.state.value, event.open_for))
+
+    set_on_retry_hooks([hook])
+    coordination = RedisCoordination(
+        job.redis_url,
+        prefix=job.prefix,
+        breaker=CircuitBreaker(min_calls=10, open_for=job.open_for, max_open_for=job.max_open_for),
+    )
+    policy = RetryPolicy(
+        max_attempts=3,
+        deadline=10.0,
+        initial_wait=0.01,
+        max_wait=0.05,
+        on_retry=None,
+        coordination=coordination,
+        scope=lambda path: f"fake:{path}",
+    )
+    calls: list[tuple[float, str, bool]] = []
+    with httpx.Client(timeout=10.0) as client:
+
+        @policy.wrap
+        def call(path: str) -> None:
+            client.post(job.provider_url + path, content=b"{}").raise_for_status()
+
+        coordination.cooldown("fake:/a")
+        ready.put(None)
+        start.wait()
+        began = time.monotonic()
+        count = 0
+        while time.monotonic() < began + job.seconds:
+            path = "/a" if count % 2 == 0 else "/b"
+            at = time.monotonic()
+            try:
+                call(path)
+            except (httpx.HTTPStatusError, ServerError):
+                calls.append((at, path, False))
+            else:
+                calls.append((at, path, True))
+            count += 1
+            time.sleep(max(0.0, began + count * job.interval - time.monotonic()))
+    coordination.close()
+    results.put((calls, seen))
+
+
+def breaker_outage(
+    provider: Provider, url: str, redis_url: str, args: argparse.Namespace, ctx: Any
+) -> None:
+    """One scope down for ``args.outage`` seconds: probes, attempts and recovery."""
+    open_for, max_open_for, heal = 2.0, 8.0, 12.0
+    processes = args.processes
+    job = OutageJob(
+        url.rsplit("/", 2)[0],
+        redis_url,
+        f"breaker-{time.monotonic_ns()}",
+        seconds=args.outage + heal,
+        interval=processes / args.rate,
+        open_for=open_for,
+        max_open_for=max_open_for,
+    )
+    ready, results, start = ctx.Queue(), ctx.Queue(), ctx.Event()
+    workers = [
+        ctx.Process(target=outage_worker, args=(job, ready, start, results))
+        for _ in range(processes)
+    ]
+    for process in workers:
+        process.start()
+    for _ in workers:
+        ready.get(timeout=WORKER_TIMEOUT)
+    with provider.lock:
+        provider.hits, provider.down = [], "/a"
+        provider.tokens = provider.capacity = 10**9
+    began = time.monotonic()
+    start.set()
+    time.sleep(args.outage)
+    with provider.lock:
+        provider.down, healed = "", time.monotonic()
+    finished = [results.get(timeout=WORKER_TIMEOUT) for _ in workers]
+    for process in workers:
+        process.join(timeout=WORKER_TIMEOUT)
+    with provider.lock:
+        hits, provider.down = provider.hits, None
+        provider.capacity = 2 * provider.rate
+    calls = sorted(call for done, _ in finished for call in done)
+    events = sorted(event for _, seen in finished for event in seen)
+    opened = [at for at, state, _ in events if state == "open" and at < healed]
+    if not opened:
+        print(f"breaker ({args.outage:g} s outage of /a): never opened")
+        return
+    first = opened[0]
+    received = [at for at, path in hits if path == "/a" and first < at < healed]
+    a_calls = [at for at, path, _ in calls if path == "/a" and first < at < healed]
+    back = [at for at, path, ok in calls if path == "/a" and ok and at >= healed]
+    in_force = max((s for at, state, s in events if state == "open" and at < healed), default=0)
+    recovery = (back[0] - healed) if back else math.inf
+    b_ok = sum(ok for _, path, ok in calls if path == "/b")
+    b_all = sum(path == "/b" for _, path, _ in calls)
+    print(
+        f"breaker ({args.outage:g} s outage of /a, {len(calls)} calls at {args.rate:g}/s, "
+        f"open {open_for:g} s doubling to {max_open_for:g} s): opened after "
+        f"{first - began:.2f} s; /a requests after it opened {len(received)} in "
+        f"{len(opened)} open period(s) = {len(received) / len(opened):.2f} per period; "
+        f"attempts per /a call after it opened {len(received) / max(1, len(a_calls)):.3f}; "
+        f"first /a success {recovery:.2f} s after healing (open period in force "
+        f"{in_force:g} s); /b got through {b_ok}/{b_all}"
+    )
+
+
+@dataclass(frozen=True)
 class Phase:
     """What the fleet did in one run."""
 
@@ -362,6 +504,9 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.025, help="seconds per served call")
     parser.add_argument("--runs", type=int, default=3, help="rate-limit runs (medians)")
     parser.add_argument(
+        "--outage", type=float, default=60.0, help="seconds /a is down in the breaker phase"
+    )
+    parser.add_argument(
         "--cold",
         action="store_true",
         help="warm the workers' classifiers with the 200 only, not also with a 429",
@@ -408,6 +553,7 @@ def main() -> None:
         exact_ratios, exact_speeds = rate_limit_runs(phase, args.runs, exact=True)
         paced_ratios, paced_speeds = rate_limit_runs(phase, args.runs, paced=True)
         outage = outage_runs(phase)
+        breaker_outage(provider, url, redis_url, args, ctx)
     server.shutdown()
     ratio, speed = statistics.median(ratios), statistics.median(speeds)
     print(
