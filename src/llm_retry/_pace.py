@@ -24,8 +24,12 @@ from typing import Final
 from llm_retry._checks import require_callable, require_int, require_number
 from llm_retry._limits import RateLimits, Unit
 
-__all__ = ["DEFAULT_HEADROOM", "Pace"]
+__all__ = ["DEFAULT_HEADROOM", "IN_FLIGHT_KEPT", "Pace"]
 
+#: Seconds a scope's requests in flight are still counted after its statement's last
+#: refill: the requests sent once it refilled answer with the next statement, and must
+#: find themselves counted there.
+IN_FLIGHT_KEPT: Final = 60.0
 #: The share of a window's limit kept free by default: an attempt waits when fewer would
 #: be left (none is kept of a window whose limit was not stated).
 DEFAULT_HEADROOM: Final = 0.05
@@ -36,6 +40,7 @@ class _Scope:
     """A scope's latest statement, and its requests admitted with no statement back yet."""
 
     windows: list[_Stated]
+    refill: float
     in_flight: int = 0
 
 
@@ -96,13 +101,13 @@ class Pace:
             known = self._scopes.pop(scope, None)
             if not windows:
                 return
-            in_flight = max(0, known.in_flight - 1) if known is not None else 0
+            counted = known is not None and known.refill + IN_FLIGHT_KEPT > now
+            in_flight = max(0, known.in_flight - 1) if counted and known is not None else 0
             for window in windows:
                 window.admitted = in_flight
             if len(self._scopes) >= self._max_scopes:
-                soonest = min(self._scopes, key=lambda name: _refill(self._scopes[name].windows))
-                del self._scopes[soonest]
-            self._scopes[scope] = _Scope(windows, in_flight)
+                del self._scopes[min(self._scopes, key=lambda name: self._scopes[name].refill)]
+            self._scopes[scope] = _Scope(windows, max(w.refill for w in windows), in_flight)
 
     def wait(self, scope: str) -> float:
         """Seconds until an attempt under ``scope`` fits its windows; ``0.0``: admitted now.
@@ -114,10 +119,10 @@ class Pace:
             if known is None:
                 return 0.0
             now = self._clock()
-            live = [window for window in known.windows if window.refill > now]
-            if not live:
+            if known.refill + IN_FLIGHT_KEPT <= now:
                 del self._scopes[scope]
                 return 0.0
+            live = [window for window in known.windows if window.refill > now]
             known.windows = live
             short = [window.refill - now for window in live if not self._fits(window)]
             if short:
@@ -137,7 +142,3 @@ class Pace:
 
     def __repr__(self) -> str:
         return f"Pace(headroom={self._headroom:g})"
-
-
-def _refill(windows: list[_Stated]) -> float:
-    return max(window.refill for window in windows)

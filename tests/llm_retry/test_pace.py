@@ -3,7 +3,7 @@
 import pytest
 
 from llm_retry._limits import RateLimits, Unit, Window
-from llm_retry._pace import Pace
+from llm_retry._pace import IN_FLIGHT_KEPT, Pace
 
 
 def limits(*windows):
@@ -44,6 +44,20 @@ def test_requests_in_flight_count_against_a_newer_statement(clock):
     for _ in range(3):  # every one answered, the last statement the truth again
         pace.record("s", three)
     assert [pace.wait("s") for _ in range(4)] == [0.0, 0.0, 0.0, 30.0]
+
+
+def test_requests_sent_after_the_refill_are_still_counted_in_flight(clock):
+    """Past the refill nothing holds, but what is sent then must count against the next."""
+    pace = Pace(headroom=0.0, clock=clock)
+    three = limits(Window(Unit.REQUESTS, remaining=3, limit=None, reset=10.0))
+    pace.record("s", three)
+    clock.advance(11.0)
+    assert [pace.wait("s") for _ in range(3)] == [0.0, 0.0, 0.0]
+    pace.record("s", three)  # one of the three answered
+    assert [pace.wait("s") for _ in range(2)] == [0.0, 10.0]
+    clock.advance(IN_FLIGHT_KEPT + 10.0)
+    pace.record("s", three)  # a minute past its refill, the count was dropped
+    assert [pace.wait("s") for _ in range(4)] == [0.0, 0.0, 0.0, 10.0]
 
 
 def test_a_spent_token_window_holds_every_attempt(clock):

@@ -840,7 +840,7 @@ def test_the_pace_is_the_fleets(redis_server, prefix, server):
     assert waits[:3] == [0.0, 0.0, 0.0]
     assert 0.0 < waits[3] <= 30.0
     assert stored[b"requests:admitted"] == b"3"
-    assert 29_000 < ttl <= 30_000
+    assert 89_000 < ttl <= 90_000  # the refill, then a minute of requests in flight
     assert 0.0 < held <= 12.0
     assert freed == 0.0
     assert first.fallbacks == second.fallbacks == 0

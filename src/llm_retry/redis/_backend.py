@@ -37,7 +37,7 @@ from llm_retry._coordination import (
 from llm_retry._events import GiveUpReason
 from llm_retry._hooks import BreakerEvent, CoordinationEvent, dispatch
 from llm_retry._limits import MAX_RESET, RateLimits
-from llm_retry._pace import DEFAULT_HEADROOM
+from llm_retry._pace import DEFAULT_HEADROOM, IN_FLIGHT_KEPT
 
 __all__ = ["DEFAULT_PREFIX", "SCHEMES", "RedisCoordination", "check_url"]
 
@@ -210,24 +210,25 @@ return {state, 0}
 """
 
 # KEYS: pace. ARGV: groups of unit, remaining, limit (0: not stated), microseconds to
-# the refill. A response's statement replaces the last one (the server's count is the
+# the refill; then how many milliseconds the requests in flight are counted past the
+# last refill. A response's statement replaces the last one (the server's count is the
 # truth); the requests in flight but this response's count against it, as in
-# ``llm_retry._pace``; the key lives until the latest refill.
+# ``llm_retry._pace``; the key lives that long past the latest refill.
 _RECORD_PACE: Final = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local in_flight = math.max(0, tonumber(redis.call('HGET', KEYS[1], '_:inflight') or '1') - 1)
 redis.call('DEL', KEYS[1])
-if #ARGV == 0 then return 1 end
+if #ARGV == 1 then return 1 end
 local longest = 0
-for i = 1, #ARGV, 4 do
+for i = 1, #ARGV - 1, 4 do
   local unit, refill = ARGV[i], tonumber(ARGV[i + 3])
   redis.call('HSET', KEYS[1], unit .. ':remaining', ARGV[i + 1], unit .. ':limit', ARGV[i + 2],
     unit .. ':refill', string.format('%.0f', now + refill), unit .. ':admitted', in_flight)
   if refill > longest then longest = refill end
 end
 redis.call('HSET', KEYS[1], '_:inflight', in_flight)
-redis.call('PEXPIRE', KEYS[1], math.ceil(longest / 1000))
+redis.call('PEXPIRE', KEYS[1], math.ceil(longest / 1000) + tonumber(ARGV[#ARGV]))
 return 1
 """
 
@@ -382,7 +383,7 @@ def _pace_args(limits: RateLimits) -> _Args:
         if window.reset is not None and window.reset > 0:
             refill = round(window.reset * 1_000_000)
             args += [window.unit.value, window.remaining, window.limit or 0, refill]
-    return args
+    return [*args, round(IN_FLIGHT_KEPT * 1000)]
 
 
 class _SyncScripts:
