@@ -9,7 +9,7 @@ import threading
 import time
 import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Final, TypeVar
+from typing import Final, Generic, TypeVar
 from urllib.parse import urlsplit
 
 import redis as _redis
@@ -18,6 +18,8 @@ import redis.asyncio.cluster as _acluster
 import redis.cluster as _cluster
 from redis.asyncio.retry import Retry as _AsyncRetry
 from redis.backoff import NoBackoff as _NoBackoff
+from redis.commands.core import AsyncScript as _AsyncScript
+from redis.commands.core import Script as _Script
 from redis.retry import Retry as _Retry
 
 from llm_retry._breaker import BreakerState, CircuitBreaker, Outcomes
@@ -386,13 +388,15 @@ def _pace_args(limits: RateLimits) -> _Args:
     return [*args, round(IN_FLIGHT_KEPT * 1000)]
 
 
-class _SyncScripts:
-    """The scripts, registered on the sync client (standalone or cluster)."""
+_S = TypeVar("_S", _Script, _AsyncScript)
+
+
+class _Scripts(Generic[_S]):
+    """The scripts, registered on one client (the sync one, or one event loop's)."""
 
     __slots__ = (
         "admit",
         "breaker",
-        "client",
         "end_probe",
         "extend",
         "pace",
@@ -402,9 +406,17 @@ class _SyncScripts:
         "spend",
     )
 
-    def __init__(self, client: _redis.Redis | _cluster.RedisCluster) -> None:
-        self.client = client
-        scripts = map(client.register_script, _SCRIPTS)
+    read: _S
+    extend: _S
+    admit: _S
+    end_probe: _S
+    spend: _S
+    record: _S
+    park: _S
+    pace: _S
+    breaker: _S
+
+    def __init__(self, register: Callable[[str], _S]) -> None:
         (
             self.read,
             self.extend,
@@ -415,46 +427,33 @@ class _SyncScripts:
             self.park,
             self.pace,
             self.breaker,
-        ) = scripts
+        ) = map(register, _SCRIPTS)
 
 
-class _AsyncScripts:
-    """The scripts, registered on one event loop's async client (typed apart).
+class _SyncScripts(_Scripts[_Script]):
+    """The scripts on the sync client (standalone or cluster)."""
+
+    __slots__ = ("client",)
+
+    def __init__(self, client: _redis.Redis | _cluster.RedisCluster) -> None:
+        self.client = client
+        super().__init__(client.register_script)
+
+
+class _AsyncScripts(_Scripts[_AsyncScript]):
+    """The scripts on one event loop's async client.
 
     ``closer`` closes the client when its loop shuts down (:func:`_closed_with_loop`).
     """
 
-    __slots__ = (
-        "admit",
-        "breaker",
-        "client",
-        "closer",
-        "end_probe",
-        "extend",
-        "pace",
-        "park",
-        "read",
-        "record",
-        "spend",
-    )
+    __slots__ = ("client", "closer")
 
     def __init__(
         self, client: _aredis.Redis | _acluster.RedisCluster, closer: AsyncGenerator[None, None]
     ) -> None:
         self.client = client
         self.closer = closer
-        scripts = map(client.register_script, _SCRIPTS)
-        (
-            self.read,
-            self.extend,
-            self.admit,
-            self.end_probe,
-            self.spend,
-            self.record,
-            self.park,
-            self.pace,
-            self.breaker,
-        ) = scripts
+        super().__init__(client.register_script)
 
 
 async def _closed_with_loop(
