@@ -962,6 +962,36 @@ def test_an_open_breaker_is_the_fleets(redis_server, prefix, server):
     ]
 
 
+def test_async_outcomes_open_the_fleets_breaker(redis_server, prefix, server):
+    """The async operations count, open and read the breaker as the sync ones do."""
+    backend = RedisCoordination(
+        redis_server.url,
+        prefix=prefix,
+        timeout=2.0,
+        breaker=CircuitBreaker(min_calls=3, failure_ratio=0.6, open_for=60.0),
+    )
+
+    async def outcomes():
+        try:
+            await backend.arecord_outcome(SCOPE, failed=False)
+            for _ in range(2):
+                await backend.arecord_outcome(SCOPE, failed=True)  # 2 of 3 failed
+            return (await backend.aadmit(SCOPE)).refused
+        finally:
+            await backend.aclose()
+
+    try:
+        refused = asyncio.run(outcomes())
+        opened = backend.breaker_state(SCOPE)
+        half_open_breaker(backend, server)
+        half = backend.breaker_state(SCOPE)
+    finally:
+        backend.close()
+    assert refused is GiveUpReason.BREAKER_OPEN
+    assert opened[0] is BreakerState.OPEN
+    assert half == (BreakerState.HALF_OPEN, 0.0)
+
+
 def test_one_probe_per_open_period_across_the_fleet(redis_server, prefix, server):
     """Four processes ask at once when the breaker half-opens: one probes, three fail now."""
     backend = RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0)

@@ -564,7 +564,7 @@ class RedisCoordination:
         # The breaker's settings and this process's window of outcomes; its state is
         # the fleet's, in Redis (the local backend's own breaker serves a fallback).
         self._breaker = breaker
-        self._outcomes = None if breaker is None else Outcomes(breaker, max_scopes=1024)
+        self._outcomes = Outcomes(breaker or CircuitBreaker(), max_scopes=1024)
         # At least a millisecond, so a cooldown key always outlives its cooldown.
         self._lease_ms = max(1, round(self._local.probe_lease * 1000))
         self._sync: _SyncScripts | None = None
@@ -981,13 +981,10 @@ class RedisCoordination:
 
     def _count(self, scope: str, *, failed: bool) -> bool:
         """Count an outcome in this process's window; ``True`` when it opens the breaker."""
-        outcomes = self._outcomes
-        if outcomes is None:
-            return False
         with self._lock:
-            tripped = outcomes.record(scope, time.monotonic(), failed=failed)
+            tripped = self._outcomes.record(scope, time.monotonic(), failed=failed)
             if tripped:
-                outcomes.forget(scope)
+                self._outcomes.forget(scope)
         return tripped
 
     def _breaker_args(self, what: str) -> _Args:
