@@ -40,8 +40,14 @@ from llm_retry._coordination import (
     InProcessCoordination,
     named_scope,
 )
-from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, annotate
-from llm_retry._hooks import CooldownEvent, GiveUpEvent, dispatch
+from llm_retry._events import (
+    CooldownEvent,
+    GiveUpEvent,
+    GiveUpReason,
+    RetryEvent,
+    RetryInfo,
+    annotate,
+)
 from llm_retry._strategies import (
     failure,
     is_retryable,
@@ -50,6 +56,7 @@ from llm_retry._strategies import (
     server_wait,
 )
 from llm_retry._testing import active_recorder
+from llm_retry.instrumentation._hooks import dispatch
 
 if TYPE_CHECKING:
     from llm_retry._policy import RetryPolicy

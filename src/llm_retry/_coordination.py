@@ -36,10 +36,10 @@ from llm_errors import ErrorCode
 from llm_retry._breaker import BreakerState, CircuitBreaker, Outcomes
 from llm_retry._budget import RetryBudget
 from llm_retry._checks import require_callable, require_int, require_number, shown
-from llm_retry._events import GiveUpReason
-from llm_retry._hooks import BreakerEvent, dispatch
+from llm_retry._events import BreakerEvent, GiveUpReason
 from llm_retry._limits import RateLimits
 from llm_retry._pace import DEFAULT_HEADROOM, Pace
+from llm_retry.instrumentation._hooks import dispatch
 
 __all__ = [
     "COOLDOWN_CODES",

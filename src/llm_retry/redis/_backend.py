@@ -36,10 +36,10 @@ from llm_retry._coordination import (
     new_probe_token,
     poll_wait,
 )
-from llm_retry._events import GiveUpReason
-from llm_retry._hooks import BreakerEvent, CoordinationEvent, dispatch
+from llm_retry._events import BreakerEvent, CoordinationEvent, GiveUpReason
 from llm_retry._limits import MAX_RESET, RateLimits
 from llm_retry._pace import DEFAULT_HEADROOM, IN_FLIGHT_KEPT
+from llm_retry.instrumentation._hooks import dispatch
 
 __all__ = ["DEFAULT_PREFIX", "SCHEMES", "RedisCoordination", "check_url"]
 

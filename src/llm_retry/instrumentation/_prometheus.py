@@ -9,13 +9,18 @@ import weakref
 from typing import TYPE_CHECKING, NamedTuple
 
 from llm_retry._breaker import BreakerState
-from llm_retry._events import RetryEvent
-from llm_retry._hooks import BreakerEvent, CooldownEvent, CoordinationEvent, GiveUpEvent
+from llm_retry._events import (
+    BreakerEvent,
+    CooldownEvent,
+    CoordinationEvent,
+    GiveUpEvent,
+    RetryEvent,
+)
 
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-    from llm_retry._hooks import HookEvent
+    from llm_retry._events import HookEvent
 
 __all__ = ["PrometheusOnRetryHook"]
 

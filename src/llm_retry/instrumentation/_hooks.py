@@ -15,20 +15,21 @@ from __future__ import annotations
 import importlib.util
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TypeAlias
 
-from llm_errors import Classification, ErrorCode
 from llm_retry._breaker import BreakerState
-from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, log_retry
+from llm_retry._events import (
+    BreakerEvent,
+    CooldownEvent,
+    CoordinationEvent,
+    GiveUpEvent,
+    HookEvent,
+    RetryEvent,
+    log_retry,
+)
 
 __all__ = [
-    "BreakerEvent",
-    "CooldownEvent",
-    "CoordinationEvent",
-    "GiveUpEvent",
-    "HookEvent",
     "LoggingOnRetryHook",
     "RestoreHooks",
     "RetryHook",
@@ -41,136 +42,6 @@ __all__ = [
 logger = logging.getLogger("llm_retry")
 
 
-@dataclass(frozen=True, slots=True)
-class GiveUpEvent:
-    """A call that stopped retrying and is about to raise its error, as passed to hooks.
-
-    Attributes:
-        target: The call's name, as in :class:`~llm_retry.RetryEvent` (its scope when
-            it names one, else the wrapped callable's qualified name).
-        code: The classified code of the raised error.
-        reason: Why retrying stopped.
-        attempts: Attempts made, counting the failed one.
-        elapsed: Seconds from the call's start to the give-up.
-        classification: How the last failure was routed.
-        error: The exception; kept out of ``repr`` so logging an event cannot leak it.
-        scope: The coordination scope the call shared state under (``""`` without one).
-
-    .. versionadded:: 0.2.0
-    """
-
-    target: str
-    code: ErrorCode
-    reason: GiveUpReason
-    attempts: int
-    elapsed: float
-    classification: Classification
-    error: BaseException = field(repr=False, compare=False)
-    scope: str = ""
-
-    @classmethod
-    def from_info(
-        cls,
-        target: str,
-        info: RetryInfo,
-        classification: Classification,
-        error: BaseException,
-        scope: str = "",
-    ) -> GiveUpEvent:
-        """The event for the :class:`~llm_retry.RetryInfo` attached to ``error``."""
-        return cls(
-            target=target,
-            code=info.code,
-            reason=info.reason,
-            attempts=info.attempts,
-            elapsed=info.elapsed,
-            classification=classification,
-            error=error,
-            scope=scope,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class CooldownEvent:
-    """A call about to wait for its scope's shared cooldown before an attempt, as passed to hooks.
-
-    Sent at the first wait before an attempt: the looks that may follow for the same
-    attempt (after each wait the call asks the backend again, for a cooldown another call
-    extended meanwhile or for the result of another call's probe) are not sent again.
-
-    Attributes:
-        target: The call's name, as in :class:`~llm_retry.RetryEvent`.
-        scope: The coordination scope whose cooldown the call waits out.
-        attempt: The attempt that waits, counting from 1 (``1``: before the first).
-        sleep: The planned wait, in seconds: what the backend said is left, plus up to
-            10 % wake-up jitter, never past the deadline.
-        elapsed: Seconds since the call started, including earlier waits.
-
-    .. versionadded:: 0.3.0
-    """
-
-    target: str
-    scope: str
-    attempt: int
-    sleep: float
-    elapsed: float
-
-
-@dataclass(frozen=True, slots=True)
-class BreakerEvent:
-    """A scope's circuit breaker opened, let its probe through, or closed, as passed to hooks.
-
-    Attributes:
-        scope: The coordination scope whose breaker changed.
-        state: Where it stands now.
-        open_for: For ``open``: the seconds it stays open before its probe (doubled
-            after each failed probe); else ``0.0``.
-
-    .. versionadded:: 0.3.0
-    """
-
-    scope: str
-    state: BreakerState
-    open_for: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class CoordinationEvent:
-    """A coordination backend's shared store went away, or came back, as passed to hooks.
-
-    The Redis backend sends one when a command fails after the store answered (calls go
-    on with this process's own cooldowns and budget) and one when a command succeeds
-    again after that. It also logs both itself (a WARNING, at most every ``warn_every``
-    seconds, and an INFO line), as the policy's ``on_retry`` logs retries.
-
-    Attributes:
-        backend: Which kind of store: ``"redis"``.
-        available: ``False``: it went away; ``True``: it answers again.
-        fallbacks: Operations answered without the store so far (the backend's
-            ``fallbacks``), counting from its creation.
-        down_for: With ``available``, seconds from the failure that made it unavailable
-            to the first answer after it; else ``0.0``.
-        error: The failure that made it unavailable (``None`` when it came back); kept
-            out of ``repr``.
-
-    .. versionadded:: 0.3.0
-    """
-
-    backend: str
-    available: bool
-    fallbacks: int
-    down_for: float = 0.0
-    error: BaseException | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def state(self) -> str:
-        """``"available"`` or ``"unavailable"``: what the store became (a metric label)."""
-        return "available" if self.available else "unavailable"
-
-
-#: What a hook receives: a retry about to happen, the give-up, a wait for a shared
-#: cooldown, a coordination store's change of state, or a breaker's.
-HookEvent: TypeAlias = RetryEvent | GiveUpEvent | CooldownEvent | CoordinationEvent | BreakerEvent
 #: A global hook: any callable of a :data:`HookEvent` (its result is ignored).
 RetryHook: TypeAlias = Callable[[HookEvent], object]
 
@@ -270,7 +141,7 @@ def _default_hooks() -> tuple[RetryHook, ...]:
         found = False
     if not found:
         return ()
-    from llm_retry._otel import OpenTelemetryOnRetryHook  # noqa: PLC0415 - lazy on purpose
+    from llm_retry.instrumentation._otel import OpenTelemetryOnRetryHook  # noqa: PLC0415 - lazy on purpose
 
     return (OpenTelemetryOnRetryHook(),)
 

@@ -26,13 +26,15 @@ The optional backends are extras: ``llm-resilience[otel]``, ``[prometheus]``,
 .. versionadded:: 0.2.0
 """
 
-from llm_retry._events import RetryEvent
-from llm_retry._hooks import (
+from llm_retry._events import (
     BreakerEvent,
     CooldownEvent,
     CoordinationEvent,
     GiveUpEvent,
     HookEvent,
+    RetryEvent,
+)
+from llm_retry.instrumentation._hooks import (
     LoggingOnRetryHook,
     RestoreHooks,
     RetryHook,
@@ -40,9 +42,9 @@ from llm_retry._hooks import (
     reset_on_retry_hooks,
     set_on_retry_hooks,
 )
-from llm_retry._otel import OpenTelemetryOnRetryHook
-from llm_retry._prometheus import PrometheusOnRetryHook
-from llm_retry._structlog import StructlogOnRetryHook
+from llm_retry.instrumentation._otel import OpenTelemetryOnRetryHook
+from llm_retry.instrumentation._prometheus import PrometheusOnRetryHook
+from llm_retry.instrumentation._structlog import StructlogOnRetryHook
 
 __all__ = [
     "BreakerEvent",

@@ -8,11 +8,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from llm_retry._breaker import BreakerState
-from llm_retry._events import RetryEvent
-from llm_retry._hooks import BreakerEvent, CooldownEvent, CoordinationEvent, GiveUpEvent
+from llm_retry._events import (
+    BreakerEvent,
+    CooldownEvent,
+    CoordinationEvent,
+    GiveUpEvent,
+    RetryEvent,
+)
 
 if TYPE_CHECKING:
-    from llm_retry._hooks import HookEvent
+    from llm_retry._events import HookEvent
 
 __all__ = ["StructlogOnRetryHook"]
 

@@ -11,14 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from llm_retry._events import RetryEvent
-from llm_retry._hooks import BreakerEvent, CooldownEvent, CoordinationEvent, GiveUpEvent
+from llm_retry._events import (
+    BreakerEvent,
+    CooldownEvent,
+    CoordinationEvent,
+    GiveUpEvent,
+    RetryEvent,
+)
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.trace import Span
 
-    from llm_retry._hooks import HookEvent
+    from llm_retry._events import HookEvent
 
 __all__ = ["OpenTelemetryOnRetryHook"]
 
