@@ -661,63 +661,47 @@ class FailOpen:
 
     def record_limits(self, scope: str, limits: RateLimits) -> None:
         """Give the backend a response's rate-limit windows, if it paces (it may not)."""
-        record = getattr(self._backend, "record_limits", None)
-        if record is None:
-            return
-        try:
-            record(scope, limits)
-        except Exception as error:  # noqa: BLE001 - fail open, reported
-            self._report("record_limits", error)
+        self._optional("record_limits", scope, limits)
 
     async def arecord_limits(self, scope: str, limits: RateLimits) -> None:
         """:meth:`record_limits` for async callers."""
-        record = getattr(self._backend, "arecord_limits", None)
-        if record is None:
-            return
-        try:
-            await record(scope, limits)
-        except Exception as error:  # noqa: BLE001 - fail open, reported
-            self._report("arecord_limits", error)
+        await self._aoptional("arecord_limits", scope, limits)
 
     def park(self, scope: str, seconds: float) -> None:
         """Park the scope for a spent quota, if the backend parks (it may not)."""
-        park = getattr(self._backend, "park", None)
-        if park is None:
-            return
-        try:
-            park(scope, seconds)
-        except Exception as error:  # noqa: BLE001 - fail open, reported
-            self._report("park", error)
+        self._optional("park", scope, seconds)
 
     async def apark(self, scope: str, seconds: float) -> None:
         """:meth:`park` for async callers."""
-        park = getattr(self._backend, "apark", None)
-        if park is None:
-            return
-        try:
-            await park(scope, seconds)
-        except Exception as error:  # noqa: BLE001 - fail open, reported
-            self._report("apark", error)
+        await self._aoptional("apark", scope, seconds)
 
     def record_outcome(self, scope: str, *, failed: bool) -> None:
         """Give the backend an attempt's outcome, if it has a breaker (it may not)."""
-        record = getattr(self._backend, "record_outcome", None)
-        if record is None:
-            return
-        try:
-            record(scope, failed=failed)
-        except Exception as error:  # noqa: BLE001 - fail open, reported
-            self._report("record_outcome", error)
+        self._optional("record_outcome", scope, failed=failed)
 
     async def arecord_outcome(self, scope: str, *, failed: bool) -> None:
         """:meth:`record_outcome` for async callers."""
-        record = getattr(self._backend, "arecord_outcome", None)
-        if record is None:
+        await self._aoptional("arecord_outcome", scope, failed=failed)
+
+    def _optional(self, operation: str, *args: object, **kwargs: object) -> None:
+        """Call an operation the ``Coordination`` protocol leaves optional, if it is there."""
+        call = getattr(self._backend, operation, None)
+        if call is None:
             return
         try:
-            await record(scope, failed=failed)
+            call(*args, **kwargs)
         except Exception as error:  # noqa: BLE001 - fail open, reported
-            self._report("arecord_outcome", error)
+            self._report(operation, error)
+
+    async def _aoptional(self, operation: str, *args: object, **kwargs: object) -> None:
+        """:meth:`_optional` for async callers."""
+        call = getattr(self._backend, operation, None)
+        if call is None:
+            return
+        try:
+            await call(*args, **kwargs)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report(operation, error)
 
     def _usable(self, operation: str, answer: object) -> Admission:
         """``answer`` if a call can act on it, else ``Admission(0.0)`` (reported)."""
