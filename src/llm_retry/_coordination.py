@@ -58,7 +58,6 @@ __all__ = [
     "check_scope",
     "named_scope",
     "new_probe_token",
-    "paced",
     "poll_wait",
 ]
 
@@ -200,20 +199,6 @@ def new_probe_token() -> str:
 def poll_wait(poll: float, lease_left: float) -> float:
     """A waiter's sleep while another caller probes: a jittered ``poll``, within the lease."""
     return min(lease_left, random.uniform(poll / 10, poll))  # noqa: S311 - jitter, not cryptography
-
-
-def paced(admission: Admission, pace: Pace, scope: str) -> tuple[Admission, str | None]:
-    """``admission``, held by ``pace`` when the scope's stated windows are nearly spent.
-
-    Returns the admission to act on, and the probe token it no longer takes (its lease
-    is to be ended unlifted, so another caller may probe), if any.
-    """
-    if admission.wait > 0:
-        return admission, None
-    wait = pace.wait(scope)
-    if wait <= 0:
-        return admission, None
-    return Admission(wait), admission.probe
 
 
 def named_scope(
@@ -374,11 +359,16 @@ class InProcessCoordination:
         left = self.parked(scope)
         if left > 0:
             return Admission(left, refused=GiveUpReason.QUOTA_PARKED)
-        admission, freed = paced(self._cooldown_admission(scope), self._pace, scope)
+        admission = self._cooldown_admission(scope)
         self._send()
-        if freed is not None:
-            self.end_probe(scope, freed, lifted=False)
-        return admission
+        if admission.wait > 0:
+            return admission
+        paced = self._pace.wait(scope)
+        if paced <= 0:
+            return admission
+        if admission.probe is not None:  # a paced prober gives its lease back
+            self.end_probe(scope, admission.probe, lifted=False)
+        return Admission(paced)
 
     def _cooldown_admission(self, scope: str) -> Admission:
         with self._lock:
