@@ -512,16 +512,20 @@ class StreamCall:
     def received(self, headers: httpx.Headers) -> None:
         """A response arrived: its rate-limit headers pace this scope's next attempts.
 
-        Every response, success or error, with a retry policy (``RetryPolicy.
-        record_rate_limits``, under the scope this call's attempts run under).
+        Every response, success or error, with a retry policy that shares state through
+        a ``coordination`` backend (``RetryPolicy.record_rate_limits``, under the scope
+        this call's attempts run under); without one nothing would keep them, so the
+        headers are not read at all.
         """
-        if self.retry is not None:
-            self.retry.record_rate_limits(headers, scope=self.retry.scope_of(self))
+        retry = self.retry
+        if retry is not None and retry.coordination is not None:
+            retry.record_rate_limits(headers, scope=retry.scope_of(self))
 
     async def areceived(self, headers: httpx.Headers) -> None:
         """:meth:`received` for the async shell (a Redis backend's write is awaited)."""
-        if self.retry is not None:
-            await self.retry.arecord_rate_limits(headers, scope=self.retry.scope_of(self))
+        retry = self.retry
+        if retry is not None and retry.coordination is not None:
+            await retry.arecord_rate_limits(headers, scope=retry.scope_of(self))
 
     @staticmethod
     def rejects(status: int, headers: httpx.Headers) -> bool:
