@@ -16,9 +16,10 @@ from adapter._mistral.catalog import (
     get_model,
     list_models,
 )
-from adapter._mistral.client import Limits, MissingApiKeyError, Timeouts
+from adapter._mistral.client import MAX_RESUMES, Limits, MissingApiKeyError, Timeouts
 from adapter._mistral.errors import UnmappableChunkError, partial_of
 from adapter._mistral.request import InvalidTranscriptError, UnsupportedContentError
+from adapter._mistral.resume import ResumeRefusal, resume_refusal
 from adapter._mistral.sync_client import MistralAdapterSync
 from adapter.pi._context import (
     Context,
@@ -32,6 +33,7 @@ from llm_errors._version import module_attribute as _module_attribute
 
 __all__ = [
     "CATALOG_DATE",
+    "MAX_RESUMES",
     "Context",
     "ForcedTool",
     "InvalidTranscriptError",
@@ -40,6 +42,7 @@ __all__ = [
     "MissingApiKeyError",
     "MistralAdapter",
     "MistralAdapterSync",
+    "ResumeRefusal",
     "StreamOptions",
     "Timeouts",
     "Tool",
@@ -51,6 +54,7 @@ __all__ = [
     "get_model",
     "list_models",
     "partial_of",
+    "resume_refusal",
 ]
 
 if typing.TYPE_CHECKING:

@@ -306,6 +306,38 @@ class RetryPolicy:
             await FailOpen(self.coordination).arecord_limits(named, limits)
         return limits
 
+    def try_spend(self, *, scope: str | None = None) -> bool:
+        """Take one token from ``budget`` for a retry the policy does not run itself.
+
+        The Mistral adapter spends one on every continuation of a cut stream, so that
+        resumes and retries share one bound against storms. ``True`` without a budget;
+        with ``coordination`` the token comes from ``scope``'s bucket (default: the
+        policy's scope) and a failing backend grants it, as it does for retries. Async
+        callers with a Redis backend use :meth:`atry_spend`.
+
+        .. versionadded:: 0.3.0
+        """
+        budget = self.budget
+        if budget is None:
+            return True
+        if self.coordination is None:
+            return budget.try_spend()
+        named = self.scope_of() if scope is None else check_scope(scope)
+        return FailOpen(self.coordination).try_spend(named, budget)
+
+    async def atry_spend(self, *, scope: str | None = None) -> bool:
+        """:meth:`try_spend` for async callers: a Redis backend's command is awaited.
+
+        .. versionadded:: 0.3.0
+        """
+        budget = self.budget
+        if budget is None:
+            return True
+        if self.coordination is None:
+            return budget.try_spend()
+        named = self.scope_of() if scope is None else check_scope(scope)
+        return await FailOpen(self.coordination).atry_spend(named, budget)
+
     def scope_of(self, *args: object, **kwargs: object) -> str:
         """The scope a call with these arguments shares its cooldown, budget and pace under.
 

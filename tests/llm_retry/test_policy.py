@@ -1,12 +1,13 @@
 """RetryPolicy: defaults, validation on construction, builders and the decorator entry."""
 
+import asyncio
 import dataclasses
 import math
 
 import pytest
 
 from llm_errors import DEFAULT_RETRYABLE_CODES, ErrorCode, ServerError, classify
-from llm_retry import RetryBudget, RetryPolicy, log_retry, retry_llm
+from llm_retry import InProcessCoordination, RetryBudget, RetryPolicy, log_retry, retry_llm
 
 
 def test_defaults_bound_attempts_and_time():
@@ -272,3 +273,17 @@ def test_budget_is_shared_by_identity():
     with pytest.raises(ServerError):
         b.wrap(failing)()
     assert calls == [1]
+
+
+def test_try_spend_takes_a_budget_token_for_a_retry_the_policy_does_not_run():
+    """The adapter's continuations spend from the same budget as retries (``try_spend``)."""
+    assert RetryPolicy().try_spend()  # no budget: always granted
+    budget = RetryBudget(capacity=2, refill=0)
+    alone = RetryPolicy(budget=budget)
+    assert alone.try_spend()
+    assert budget.tokens == 1
+    shared = RetryPolicy(budget=budget, coordination=InProcessCoordination())
+    assert shared.try_spend(scope="mistral:m")
+    assert not shared.try_spend(scope="mistral:m")
+    assert not asyncio.run(shared.atry_spend())
+    assert budget.tokens == 0

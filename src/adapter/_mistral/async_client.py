@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import zlib
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from types import TracebackType
 from typing import Final, Self
 
@@ -46,6 +46,7 @@ from adapter._mistral.client import (
     StreamCall,
     Timeouts,
 )
+from adapter._mistral.resume import ResumeRefusal, attach_refusal
 from adapter._mistral.telemetry import trace_async
 from adapter.pi._context import Context, StreamOptions
 from adapter.pi._events import AssistantMessageEvent
@@ -92,6 +93,8 @@ class MistralAdapter:
         headers: Mapping[str, str] | None = None,
         retry: RetryPolicy | None = None,
         limits: Limits | None = None,
+        resume: bool = False,
+        max_resumes: int = 1,
     ) -> None:
         self._settings = settings = Settings(
             api_key=api_key,
@@ -100,6 +103,8 @@ class MistralAdapter:
             headers=headers,
             retry=retry,
             limits=limits,
+            resume=resume,
+            max_resumes=max_resumes,
         )
         if client is not None and not isinstance(client, httpx.AsyncClient):
             raise TypeError(f"client must be an httpx.AsyncClient, not {type(client).__name__}")
@@ -122,7 +127,7 @@ class MistralAdapter:
         .. versionadded:: 0.1.0
         """
         call = self._settings.prepare(model, context, options)
-        events = trace_async(self._attempts(call), call, model, options)
+        events = trace_async(self._events(call), call, model, options)
         return self._never_raise(call, events) if call.never_raise else events
 
     async def complete(
@@ -135,7 +140,7 @@ class MistralAdapter:
         .. versionadded:: 0.1.0
         """
         call = self._settings.prepare(model, context, options)
-        events = trace_async(self._attempts(call), call, model, options)
+        events = trace_async(self._events(call), call, model, options)
         async with contextlib.aclosing(
             self._never_raise(call, events) if call.never_raise else events
         ) as stream:
@@ -171,6 +176,38 @@ class MistralAdapter:
             yield call.error_event(error)
         finally:
             await events.aclose()
+
+    def _events(self, call: StreamCall) -> Events:
+        """The call's events: its attempts, and continuations when it may resume."""
+        return self._resuming(call) if call.max_resumes else self._attempts(call)
+
+    async def _resuming(self, call: StreamCall) -> Events:
+        """The attempts, then a continuation for every cut that may be resumed."""
+        attempts: Callable[[StreamCall], Events] = self._attempts
+        while True:
+            progressed = False
+            async with contextlib.aclosing(attempts(call)) as events:
+                try:
+                    async for event in events:
+                        progressed = True
+                        yield event
+                except LlmError as error:
+                    if not progressed and not call.resumes:
+                        raise  # failed before any output: the retry policy's case
+                    refusal = call.refusal(error, progressed=progressed)
+                    if refusal is None and not await self._spend(call):
+                        refusal = ResumeRefusal.BUDGET
+                    if refusal is not None:
+                        attach_refusal(error, refusal)
+                        raise
+                else:
+                    return
+            attempts = call.resume(self._attempt)
+
+    @staticmethod
+    async def _spend(call: StreamCall) -> bool:
+        retry = call.retry
+        return retry is None or await retry.atry_spend(scope=retry.scope_of(call))
 
     async def _attempt(self, call: StreamCall) -> Events:
         """One request: retried as a whole (by ``retry``) until it yields ``start``."""

@@ -29,14 +29,15 @@ policy (which retries a stream only until its first item) retries it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 import os
 import re
 import time
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, TypeAlias, TypeVar
 
 import httpx
 
@@ -51,8 +52,18 @@ from adapter._mistral.errors import (
     partial_of,
 )
 from adapter._mistral.request import chat_completions_url, request_headers, to_wire
+from adapter._mistral.resume import (
+    CUT_CODES,
+    ResumeRefusal,
+    Seam,
+    Segment,
+    continuation,
+    delivered,
+    structured,
+)
 from adapter._mistral.secrets import KEY_PADDING, Scrubber, check_header_value, clean_api_key
-from adapter._mistral.stream import StreamState, fail, finish, map_data, start
+from adapter._mistral.stream import StreamState, fail, finish, map_data, reopen, start
+from adapter._mistral.wire import ChatCompletionRequest
 from adapter._sse import MAX_EVENT, MAX_LINE, SSEDecoder, SSELimitError
 from adapter.pi._context import Context, StreamOptions
 from adapter.pi._events import AssistantErrorEvent, AssistantMessageEvent
@@ -76,6 +87,7 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "DRAIN_LIMIT",
     "DRAIN_WAIT",
+    "MAX_RESUMES",
     "Limits",
     "MissingApiKeyError",
     "ModelRef",
@@ -96,6 +108,8 @@ DRAIN_LIMIT: Final = 64 * 1024
 #: The longest wait after ``[DONE]`` for the end of the framing, in seconds; a server
 #: that neither sends it nor closes costs the connection, not the caller's time.
 DRAIN_WAIT: Final = 0.1
+#: The most continuations one call may make (``max_resumes``): each is a request.
+MAX_RESUMES: Final = 10
 #: Longest excerpt of an ``httpx`` exception message kept on a translated error.
 _DETAIL_LIMIT: Final = 200
 
@@ -104,6 +118,7 @@ _DETAIL_LIMIT: Final = 200
 ABORTS: Final = (GeneratorExit, asyncio.CancelledError, KeyboardInterrupt)
 
 ModelRef: TypeAlias = ModelInfo | str
+T = TypeVar("T")
 
 
 def _user_agent() -> str:
@@ -299,6 +314,8 @@ class Settings:
         "base_url",
         "headers",
         "limits",
+        "max_resumes",
+        "resume",
         "retry",
         "scrub",
         "timeout",
@@ -315,6 +332,8 @@ class Settings:
         headers: Mapping[str, str] | None,
         retry: RetryPolicy | None,
         limits: Limits | None = None,
+        resume: bool = False,
+        max_resumes: int = 1,
     ) -> None:
         if api_key is not None and not isinstance(api_key, str):
             raise TypeError(f"api_key must be a str, not {type(api_key).__name__}")
@@ -340,6 +359,14 @@ class Settings:
         self.timeouts = timeouts or Timeouts()
         self.timeout = self.timeouts.for_httpx()
         self.retry = retry
+        if not isinstance(resume, bool):
+            raise TypeError(f"resume must be a bool, not {type(resume).__name__}")
+        if isinstance(max_resumes, bool) or not isinstance(max_resumes, int):
+            raise TypeError(f"max_resumes must be an int, not {type(max_resumes).__name__}")
+        if not 1 <= max_resumes <= MAX_RESUMES:
+            raise ValueError(f"max_resumes must be 1 to {MAX_RESUMES}, not {max_resumes}")
+        self.resume = resume
+        self.max_resumes = max_resumes
         self.headers: dict[str, str] = {
             "Accept": "text/event-stream",
             "Accept-Encoding": ACCEPT_ENCODING,
@@ -385,7 +412,7 @@ class Settings:
         if not isinstance(context, Context):
             raise TypeError(f"context must be an adapter.Context, not {type(context).__name__}")
         options = options or StreamOptions()
-        body = to_wire(model=info, context=context, options=options).to_json()
+        request = to_wire(model=info, context=context, options=options)
         headers = dict(self.headers)
         for name, value in request_headers(model=info, options=options).items():
             check_header_value(name, value)  # a session_id or model header with CR/LF
@@ -394,7 +421,7 @@ class Settings:
         return StreamCall(
             model=info,
             url=self.url,
-            body=body,
+            request=request,
             headers=headers,
             timeouts=self.timeouts,
             timeout=self.timeout,
@@ -402,6 +429,9 @@ class Settings:
             limits=self.limits,
             scrub=self.scrub,
             retry=self.retry,
+            max_resumes=self.max_resumes
+            if (self.resume if options.resume is None else options.resume)
+            else 0,
         )
 
 
@@ -430,16 +460,22 @@ class StreamCall:
 
     __slots__ = (
         "_body",
+        "_born",
         "_deadline",
         "_decoder",
         "_opened",
         "_scrub",
+        "_seam",
+        "_segments",
         "_start_events",
         "body",
         "headers",
         "limits",
+        "max_resumes",
         "model",
         "never_raise",
+        "request",
+        "resumes",
         "retry",
         "state",
         "timeout",
@@ -452,7 +488,7 @@ class StreamCall:
         *,
         model: ModelInfo,
         url: str,
-        body: bytes,
+        request: ChatCompletionRequest,
         headers: dict[str, str],
         timeouts: Timeouts,
         timeout: httpx.Timeout,
@@ -460,14 +496,21 @@ class StreamCall:
         limits: Limits,
         scrub: Scrubber,
         retry: RetryPolicy | None = None,
+        max_resumes: int = 0,
     ) -> None:
         self.model = model
         self.retry = retry
+        self.request = request
+        self.max_resumes = max_resumes
+        self.resumes = 0
+        self._seam: Seam | None = None
+        self._segments: list[Segment] = []
+        self._born = None if retry is None else retry.clock()
         self.limits = limits
         self._scrub = scrub
         self._body: BodyDecoder | None = None
         self.url = url
-        self.body = body
+        self.body = request.to_json()
         self.headers = headers
         self.timeouts = timeouts
         self.timeout = timeout
@@ -492,14 +535,25 @@ class StreamCall:
     # --- one attempt, in order ------------------------------------------------------
 
     def begin(self) -> StreamState:
-        """Start an attempt: a fresh message (timestamped now), decoder and deadline."""
-        self.state, self._start_events = start(model=self.model, now=now_ms())
+        """Start an attempt: a fresh message (timestamped now), decoder and deadline.
+
+        A continuation's attempt (after :meth:`resume`) keeps the message instead,
+        reopened, and matches the reply against what was delivered from scratch.
+        """
+        state = self.state
+        if self.resumes and state is not None:
+            if state.ended:
+                reopen(state)
+            self._seam = Seam(self._segments)
+        else:
+            state, self._start_events = start(model=self.model, now=now_ms())
+            self.state = state
         self._decoder = self._new_decoder()
         self._body = None
         total = self.timeouts.total
         self._deadline = None if total is None else time.monotonic() + total
         self._opened = False
-        return self.state
+        return state
 
     def _new_decoder(self) -> SSEDecoder:
         return SSEDecoder(max_line=self.limits.max_line, max_event=self.limits.max_event)
@@ -587,10 +641,14 @@ class StreamCall:
         assert body is not None  # noqa: S101 - opened() runs first
         now = now_ms()  # one reading per read: its events arrived together
         feed_data = self._decoder.feed_data
+        seam = self._seam
         try:
             for piece in (chunk,) if body.identity else body.pieces(chunk):
                 for data in feed_data(piece):
-                    yield from map_data(state, data, now=now)
+                    if seam is not None and not seam.settled:
+                        yield from self._through_seam(seam.feed(data), now)
+                    else:
+                        yield from map_data(state, data, now=now)
                     if state.ended:
                         return
         except SSELimitError as exc:
@@ -608,6 +666,13 @@ class StreamCall:
         """
         state = self.state
         assert state is not None  # noqa: S101 - begin() runs first
+        seam = self._seam
+        if seam is not None and not seam.settled:
+            events = list(self._through_seam(seam.finish(), now_ms()))
+            if state.ended:
+                return events
+        else:
+            events = []
         if self._decoder.finish():
             raise self._failed(
                 TransportError(
@@ -618,7 +683,69 @@ class StreamCall:
                     rule="adapter.truncated",
                 )
             )
-        return finish(state, saw_done=False, now=now_ms())
+        return [*events, *finish(state, saw_done=False, now=now_ms())]
+
+    def _through_seam(self, payloads: list[bytes], now: float) -> Iterator[AssistantMessageEvent]:
+        """Map the payloads the seam let through, up to the end of the stream."""
+        state = self.state
+        assert state is not None  # noqa: S101 - begin() runs first
+        for data in payloads:
+            yield from map_data(state, data, now=now)
+            if state.ended:
+                return
+
+    # --- resuming a cut stream ------------------------------------------------------
+
+    def refusal(self, error: LlmError, *, progressed: bool) -> ResumeRefusal | None:
+        """Why ``error`` cannot end in a continuation; ``None`` if one may be sent.
+
+        ``progressed``: the attempt that failed delivered an event (a first attempt that
+        delivered none never gets here: the retry policy owns that case).
+        """
+        if self.resumes and not progressed:
+            return ResumeRefusal.REFUSED
+        if error.code not in CUT_CODES:
+            return ResumeRefusal.NOT_A_CUT
+        state = self.state
+        if state is not None and state.finish_reason is not None:
+            return ResumeRefusal.FINISHED
+        segments = None if state is None else delivered(state.message)
+        if segments is None:
+            return ResumeRefusal.TOOL_CALL
+        if structured(self.request):
+            return ResumeRefusal.STRUCTURED_OUTPUT
+        if self.resumes >= self.max_resumes:
+            return ResumeRefusal.LIMIT
+        if self.deadline_left() == 0.0:
+            return ResumeRefusal.DEADLINE
+        return None
+
+    def deadline_left(self) -> float | None:
+        """Seconds left of the retry policy's deadline for the whole call (``None``: none)."""
+        retry, born = self.retry, self._born
+        if retry is None or born is None:
+            return None
+        return max(retry.deadline - (retry.clock() - born), 0.0)
+
+    def resume(self, attempt: Callable[[StreamCall], T]) -> Callable[[StreamCall], T]:
+        """Turn this call into its continuation; ``attempt`` wrapped for its attempts.
+
+        The next :meth:`begin` reopens the message; the body becomes the continuation
+        of the request from what was delivered (:func:`~adapter._mistral.resume.continuation`),
+        retried by the policy under what is left of its deadline.
+        """
+        state = self.state
+        assert state is not None  # noqa: S101 - a refusal() check came first
+        self._segments = delivered(state.message) or []
+        self.body = continuation(self.request, self._segments)
+        self.resumes += 1
+        payload = dict(state.message.providerPayload or {})
+        payload["resumes"] = self.resumes
+        state.message.providerPayload = payload
+        retry, left = self.retry, self.deadline_left()
+        if retry is None or left is None:
+            return attempt
+        return dataclasses.replace(retry, deadline=left).wrap(attempt)
 
     # --- failures -------------------------------------------------------------------
 

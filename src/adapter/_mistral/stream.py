@@ -114,6 +114,7 @@ from adapter._mistral.errors import (
     protocol_error,
     quote_name,
 )
+from adapter._mistral.resume import add_usage
 from adapter._mistral.wire import (
     AudioChunk,
     CompletionChunk,
@@ -156,7 +157,7 @@ from adapter.pi._messages import AssistantMessage
 from adapter.pi._model import ModelInfo
 from llm_errors import ErrorCode, LlmError, ServerError, TransportError
 
-__all__ = ["StreamState", "fail", "finish", "map_chunk", "map_data", "start"]
+__all__ = ["StreamState", "fail", "finish", "map_chunk", "map_data", "reopen", "start"]
 
 _STOP_REASONS: dict[str, Literal["stop", "length", "toolUse"]] = {
     "stop": "stop",
@@ -209,6 +210,8 @@ class StreamState:
         error_event: The ``error`` event, once :func:`fail` has produced it.
         response_model: The ``model`` of the latest chunk that was not plain text (the
             finish chunk has one): the model that answered, for telemetry.
+        prior_usage: The usage of the requests a resumed stream made before this one,
+            added to what this one reports (:func:`reopen`).
 
     The mapper's bookkeeping: read it, do not change it.
 
@@ -226,6 +229,7 @@ class StreamState:
     tools: dict[int, _ToolBlock] = field(default_factory=dict)
     error_event: AssistantErrorEvent | None = None
     response_model: str | None = None
+    prior_usage: Usage | None = None
 
 
 def start(*, model: ModelInfo, now: float) -> tuple[StreamState, list[AssistantMessageEvent]]:
@@ -498,6 +502,27 @@ def fail(state: StreamState, error: LlmError, *, now: float) -> AssistantErrorEv
     event = AssistantErrorEvent(reason=reason, error=message)
     state.error_event = event
     return event
+
+
+def reopen(state: StreamState) -> None:
+    """Undo :func:`fail` so that a continuation request extends the message.
+
+    The blocks stay as they are, the open one open, so the continuation's first text
+    or thinking grows it under the same ``contentIndex``. The usage so far is kept
+    and the continuation's is added to it (``prior_usage``).
+
+    .. versionadded:: 0.3.0
+    """
+    message = state.message
+    state.ended = False
+    state.error_event = None
+    state.finish_reason = None
+    state.prior_usage = message.usage
+    message.stopReason = "stop"
+    message.errorMessage = None
+    message.errorStatus = None
+    message.duration = None
+    message.completedAt = None
 
 
 # --- internals ------------------------------------------------------------------------
@@ -808,4 +833,5 @@ def _apply_usage(state: StreamState, info: UsageInfo) -> None:
     if details is not None and details.reasoning_tokens is not None:
         usage.reasoningTokens = details.reasoning_tokens
     calculate_cost(state.model, usage)
-    state.message.usage = usage
+    prior = state.prior_usage
+    state.message.usage = usage if prior is None else add_usage(prior, usage)

@@ -14,7 +14,7 @@ import contextlib
 import socket
 import threading
 import zlib
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from types import TracebackType
 from typing import Self
 
@@ -32,6 +32,7 @@ from adapter._mistral.client import (
     StreamCall,
     Timeouts,
 )
+from adapter._mistral.resume import ResumeRefusal, attach_refusal
 from adapter._mistral.telemetry import trace_sync
 from adapter.pi._context import Context, StreamOptions
 from adapter.pi._events import AssistantMessageEvent
@@ -65,6 +66,14 @@ class MistralAdapterSync:
             429, a 5xx, a connection that fails or closes before the response,
             a timeout before the stream starts), honouring ``Retry-After``. Once an
             event has been delivered nothing is retried: that would repeat output.
+        limits: How large the pieces of a response may be (:class:`~adapter.Limits`).
+        resume: Continue a stream cut after output was delivered (a ``TRANSPORT`` or
+            ``TIMEOUT`` failure) with a second request that carries the partial
+            message as a prefix, spliced into the same events; per call with
+            ``StreamOptions.resume``. See ``docs/adapter.md``, "Resuming a cut stream".
+        max_resumes: Continuations one call may make when ``resume`` is on (1 to
+            :data:`~adapter.MAX_RESUMES`); each also takes a token from the retry
+            policy's budget and fits in its deadline.
 
     Example::
 
@@ -87,6 +96,8 @@ class MistralAdapterSync:
         headers: Mapping[str, str] | None = None,
         retry: RetryPolicy | None = None,
         limits: Limits | None = None,
+        resume: bool = False,
+        max_resumes: int = 1,
     ) -> None:
         self._settings = settings = Settings(
             api_key=api_key,
@@ -95,6 +106,8 @@ class MistralAdapterSync:
             headers=headers,
             retry=retry,
             limits=limits,
+            resume=resume,
+            max_resumes=max_resumes,
         )
         if client is not None and not isinstance(client, httpx.Client):
             raise TypeError(f"client must be an httpx.Client, not {type(client).__name__}")
@@ -121,7 +134,7 @@ class MistralAdapterSync:
         .. versionadded:: 0.1.0
         """
         call = self._settings.prepare(model, context, options)
-        events = trace_sync(self._attempts(call), call, model, options)
+        events = trace_sync(self._events(call), call, model, options)
         return self._never_raise(call, events) if call.never_raise else events
 
     def complete(
@@ -134,7 +147,7 @@ class MistralAdapterSync:
         .. versionadded:: 0.1.0
         """
         call = self._settings.prepare(model, context, options)
-        events = trace_sync(self._attempts(call), call, model, options)
+        events = trace_sync(self._events(call), call, model, options)
         for _ in self._never_raise(call, events) if call.never_raise else events:
             pass
         assert call.state is not None  # noqa: S101 - the stream ran
@@ -164,6 +177,38 @@ class MistralAdapterSync:
             yield from events
         except LlmError as error:
             yield call.error_event(error)
+
+    def _events(self, call: StreamCall) -> Events:
+        """The call's events: its attempts, and continuations when it may resume."""
+        return self._resuming(call) if call.max_resumes else self._attempts(call)
+
+    def _resuming(self, call: StreamCall) -> Events:
+        """The attempts, then a continuation for every cut that may be resumed."""
+        attempts: Callable[[StreamCall], Events] = self._attempts
+        while True:
+            progressed = False
+            with contextlib.closing(attempts(call)) as events:
+                try:
+                    for event in events:
+                        progressed = True
+                        yield event
+                except LlmError as error:
+                    if not progressed and not call.resumes:
+                        raise  # failed before any output: the retry policy's case
+                    refusal = call.refusal(error, progressed=progressed)
+                    if refusal is None and not self._spend(call):
+                        refusal = ResumeRefusal.BUDGET
+                    if refusal is not None:
+                        attach_refusal(error, refusal)
+                        raise
+                else:
+                    return
+            attempts = call.resume(self._attempt)
+
+    @staticmethod
+    def _spend(call: StreamCall) -> bool:
+        retry = call.retry
+        return retry is None or retry.try_spend(scope=retry.scope_of(call))
 
     def _attempt(self, call: StreamCall) -> Events:
         """One request: retried as a whole (by ``retry``) until it yields ``start``."""

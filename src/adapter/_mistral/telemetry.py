@@ -381,6 +381,8 @@ class Telemetry:
         response = response_attributes(state)
         if capture and state is not None:
             response["gen_ai.output.messages"] = output_messages(state.message, state.finish_reason)
+        if call.resumes:
+            response["adapter.resumes"] = call.resumes  # usage above covers every request
         failure = error_type(error, state)
         labels = base_attributes(call, model)
         answered_by = response.get("gen_ai.response.model")

@@ -134,6 +134,11 @@ class StreamOptions:
       ``prompt_cache_key`` (the spec's field for it; pi-ai sends both).
     - ``never_raise``: pi's never-throw contract. The client ends the stream with an
       ``error`` event carrying the partial message instead of raising.
+    - ``resume``: continue this call's stream if it is cut after output was delivered
+      (``True``), never (``False``), or as the adapter was built (``None``); see
+      ``docs/adapter.md``, "Resuming a cut stream".
+
+    .. versionchanged:: 0.3.0 ``resume``.
 
     .. versionadded:: 0.1.0
     """
@@ -149,3 +154,4 @@ class StreamOptions:
     reasoning: ThinkingLevel | None = None
     session_id: str | None = None
     never_raise: bool = False
+    resume: bool | None = None

@@ -23,6 +23,10 @@ Scenarios (one per request, first in first out; ``default`` when the queue is em
   :func:`rate_limit_headers`). Also the 200 ``application/json`` answer to a stream
   request.
 - :class:`CloseBeforeHeaders`: read the request and hang up.
+- :class:`CutStream`: a :class:`Script`'s stream dropped at a byte offset; the next
+  request, a client's continuation with ``prefix: true``, is checked against what
+  was delivered and answered with the rest of the script (or a 400 naming the
+  mismatch).
 
 Example: a rate limit, then success::
 
@@ -70,6 +74,7 @@ from adapter.testing._chunks import (
     usage_only_chunk,
 )
 from adapter.testing._process import FakeMistralProcess
+from adapter.testing._resume import CutStream, Script
 from adapter.testing._scenarios import (
     CloseBeforeHeaders,
     Drop,
@@ -90,6 +95,7 @@ __all__ = [
     "DEFAULT_SCENARIO",
     "ChunkMeta",
     "CloseBeforeHeaders",
+    "CutStream",
     "Drop",
     "FakeMistral",
     "FakeMistralProcess",
@@ -98,6 +104,7 @@ __all__ = [
     "Repeat",
     "Reply",
     "Scenario",
+    "Script",
     "Stream",
     "StreamItem",
     "big_stream",

@@ -39,6 +39,7 @@ __all__ = [
     "ChunkMeta",
     "completion_chunk",
     "content_chunk",
+    "encode_chunk",
     "error_object",
     "example_error_body",
     "finish_chunk",
@@ -603,3 +604,12 @@ def rate_limit_headers(
         "x-ratelimit-limit-tokens-minute": str(limit_tokens),
         "x-ratelimit-remaining-tokens-minute": str(remaining_tokens),
     }
+
+
+def encode_chunk(chunk: Mapping[str, Any], where: str, newline: bytes) -> bytes:
+    """``chunk`` as one SSE event, ``data: <json>``; ``where`` names it in errors."""
+    try:
+        payload = json.dumps(chunk, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{where}: the chunk is not JSON-serialisable ({exc})") from None
+    return b"data: " + payload.encode() + newline + newline

@@ -26,7 +26,14 @@ from adapter.testing._checks import (
     check_str,
     shown,
 )
-from adapter.testing._chunks import finish_chunk, role_chunk, text_chunk, usage_info
+from adapter.testing._chunks import (
+    encode_chunk,
+    finish_chunk,
+    role_chunk,
+    text_chunk,
+    usage_info,
+)
+from adapter.testing._resume import CutStream
 
 __all__ = [
     "CloseBeforeHeaders",
@@ -110,14 +117,6 @@ class _EncodedRepeat(NamedTuple):
     times: int
 
 
-def _encode_chunk(chunk: Mapping[str, Any], where: str, newline: bytes) -> bytes:
-    try:
-        payload = json.dumps(chunk, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{where}: the chunk is not JSON-serialisable ({exc})") from None
-    return b"data: " + payload.encode() + newline + newline
-
-
 def _check_headers(headers: object, owner: str) -> None:
     check_mapping(owner, "headers", headers)
     assert isinstance(headers, Mapping)  # noqa: S101  -- checked above, for the type checker
@@ -192,12 +191,12 @@ class Stream:
                     _EncodedRepeat(
                         event
                         if isinstance(event, bytes)
-                        else _encode_chunk(event, where, self.newline),
+                        else encode_chunk(event, where, self.newline),
                         item.count,
                     )
                 )
             elif isinstance(item, Mapping):
-                encoded.append(_encode_chunk(item, where, self.newline))
+                encoded.append(encode_chunk(item, where, self.newline))
             elif isinstance(item, bytes | Pause | Drop):
                 encoded.append(item)
             else:
@@ -314,7 +313,7 @@ class CloseBeforeHeaders:
 
 
 #: What the server does with one request.
-Scenario: TypeAlias = Stream | Reply | CloseBeforeHeaders
+Scenario: TypeAlias = Stream | Reply | CloseBeforeHeaders | CutStream
 
 
 def text_reply(

@@ -35,8 +35,10 @@ from typing import Any, Self
 from urllib.parse import urlsplit
 
 from adapter.testing._chunks import error_object
+from adapter.testing._resume import CutStream, continue_reply, prefix_mismatch
 from adapter.testing._scenarios import (
     CloseBeforeHeaders,
+    Drop,
     Pause,
     Reply,
     Scenario,
@@ -64,6 +66,25 @@ try:  # POSIX only: how many sent bytes the peer has not acknowledged yet
     _OUTQ: int | None = termios.TIOCOUTQ
 except ImportError:  # pragma: no cover - Windows
     _OUTQ = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Continuation:
+    """The answer to the request that continues a :class:`CutStream`, queued first."""
+
+    cut: CutStream
+    original: bytes
+
+    def answer(self, body: bytes) -> Stream | Reply:
+        """The rest of the reply, or a 400 naming what the continuation got wrong."""
+        try:
+            mismatch = prefix_mismatch(self.cut, json.loads(self.original), json.loads(body))
+        except ValueError:
+            mismatch = "the request body is not JSON"
+        if mismatch is not None:
+            message = f"fake Mistral server: {mismatch}"
+            return Reply(400, error_object(message, error_type="invalid_request_prefix"))
+        return Stream(continue_reply(self.cut))
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +291,7 @@ class FakeMistral:
         self._address = (host, port)
         self._default = default
         self._lock = threading.Lock()
-        self._queue: deque[Scenario] = deque(scenarios)
+        self._queue: deque[Scenario | _Continuation] = deque(scenarios)
         self._requests: list[RecordedRequest] = []
         self._connections = threading.Condition()
         self._open: set[socket.socket] = set()
@@ -419,10 +440,10 @@ class FakeMistral:
     @staticmethod
     def _check(scenarios: tuple[Scenario, ...]) -> None:
         for scenario in scenarios:
-            if not isinstance(scenario, Stream | Reply | CloseBeforeHeaders):
+            if not isinstance(scenario, Stream | Reply | CloseBeforeHeaders | CutStream):
                 raise TypeError(
-                    f"FakeMistral: a scenario must be a Stream, Reply or CloseBeforeHeaders, "
-                    f"not {type(scenario).__name__}"
+                    "FakeMistral: a scenario must be a Stream, Reply, CloseBeforeHeaders or "
+                    f"CutStream, not {type(scenario).__name__}"
                 )
 
     def _accept_loop(self) -> None:
@@ -455,7 +476,7 @@ class FakeMistral:
             self._open.discard(connection)
             self._connections.notify_all()
 
-    def _take_scenario(self, method: str, path: str) -> Scenario:
+    def _take_scenario(self, method: str, path: str) -> Scenario | _Continuation:
         """The answer to request number ``len(self._requests) + 1``; call with the lock held."""
         if not path.endswith(_CHAT_PATH):
             return Reply(404, {"detail": "Not Found"})
@@ -496,6 +517,10 @@ class FakeMistral:
             headers[key] = f"{headers[key]}, {value}" if key in headers else value
         with self._lock:
             scenario = self._take_scenario(handler.command, target.path)
+            if isinstance(scenario, _Continuation):
+                scenario = scenario.answer(body)
+            elif isinstance(scenario, CutStream) and scenario.continues:
+                self._queue.appendleft(_Continuation(scenario, body))
             correlation_id = None if isinstance(scenario, CloseBeforeHeaders) else uuid.uuid4().hex
             self._requests.append(
                 RecordedRequest(
@@ -507,6 +532,10 @@ class FakeMistral:
                 _abort(handler, reset=scenario.reset)
             elif isinstance(scenario, Reply):
                 self._send_reply(handler, scenario, correlation_id or "")
+            elif isinstance(scenario, CutStream):
+                head = [scenario.body[: scenario.at]] if scenario.at else []
+                cut = Stream([*head, Drop(reset=scenario.reset)], done=False)
+                self._send_stream(handler, cut, correlation_id or "")
             else:
                 self._send_stream(handler, scenario, correlation_id or "")
         except OSError:

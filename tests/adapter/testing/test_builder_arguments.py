@@ -9,10 +9,12 @@ import adapter.testing
 from adapter.testing import (
     ChunkMeta,
     CloseBeforeHeaders,
+    CutStream,
     Drop,
     Pause,
     Repeat,
     Reply,
+    Script,
     Stream,
     big_stream,
     completion_chunk,
@@ -59,6 +61,20 @@ def _(builder: str, argument: str, error: type[Exception], call: Callable[[], ob
 
 
 BAD: list[Bad] = [
+    _("Script", "thinking", T, lambda: Script(thinking=5)),
+    _("Script", "text", T, lambda: Script(text=b"t")),
+    _("Script", "tool_calls", T, lambda: Script(tool_calls="calls")),
+    _("Script", "tool_calls", T, lambda: Script(tool_calls=[("f",)])),
+    _("Script", "tool_calls", T, lambda: Script(tool_calls=[("f", 5)])),
+    _("Script", "piece", V, lambda: Script(piece=0)),
+    _("Script", "usage", T, lambda: Script(usage=5)),
+    _("Script", "usage", V, lambda: Script(usage=(1, -1))),
+    _("Script", "model", T, lambda: Script(model=None)),
+    _("CutStream", "script", T, lambda: CutStream("text", at=0)),
+    _("CutStream", "at", V, lambda: CutStream(Script(), at=-1)),
+    _("CutStream", "at", V, lambda: CutStream(Script(), at=10**6)),
+    _("CutStream", "repeat_prefix", T, lambda: CutStream(Script(), at=0, repeat_prefix=1)),
+    _("CutStream", "reset", T, lambda: CutStream(Script(), at=0, reset="no")),
     _("completion_chunk", "delta", T, lambda: completion_chunk(5)),
     _("completion_chunk", "finish_reason", T, lambda: completion_chunk(finish_reason=5)),
     _("completion_chunk", "usage", T, lambda: completion_chunk(usage="u")),
