@@ -5,7 +5,8 @@ on sync and async functions and generators), the iterator form
 (``for attempt in policy.attempts(): with attempt: ...``), composable tenacity
 strategies, a shared :class:`RetryBudget` against retry storms, cooldowns and budgets
 shared per scope by a :class:`Coordination` backend (in this process, or a fleet's Redis
-with :mod:`llm_retry.redis`), and a testing mode.
+with :mod:`llm_retry.redis`), fallback to another model, key or provider chosen by
+the error's code (:func:`fallback`), and a testing mode.
 """
 
 import typing
@@ -16,6 +17,14 @@ from llm_retry._breaker import BREAKER_CODES, BreakerState, CircuitBreaker
 from llm_retry._budget import RetryBudget
 from llm_retry._coordination import MAX_PARK, Admission, Coordination, InProcessCoordination
 from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, log_retry, retry_info
+from llm_retry._fallback import (
+    DEFAULT_FALLBACK_RULES,
+    DEFAULT_FALLBACK_WAIT,
+    FallbackRule,
+    Hop,
+    fallback,
+    fallback_predicate,
+)
 from llm_retry._limits import RateLimits, Unit, Window, read_rate_limits
 from llm_retry._policy import RetryPolicy, retry_llm
 from llm_retry._stats import RetryStats
@@ -28,6 +37,8 @@ from llm_retry._testing import RetryRecorder, instant_retries
 
 __all__ = [
     "BREAKER_CODES",
+    "DEFAULT_FALLBACK_RULES",
+    "DEFAULT_FALLBACK_WAIT",
     "MAX_PARK",
     "Admission",
     "Attempt",
@@ -35,7 +46,9 @@ __all__ = [
     "BreakerState",
     "CircuitBreaker",
     "Coordination",
+    "FallbackRule",
     "GiveUpReason",
+    "Hop",
     "InProcessCoordination",
     "RateLimits",
     "RetryBudget",
@@ -46,6 +59,8 @@ __all__ = [
     "RetryStats",
     "Unit",
     "Window",
+    "fallback",
+    "fallback_predicate",
     "instant_retries",
     "log_retry",
     "read_rate_limits",

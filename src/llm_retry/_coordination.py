@@ -84,6 +84,10 @@ DEFAULT_PROBE_LEASE: Final = 1.0
 #: when the limit is reached again).
 DEFAULT_PROBE_POLL: Final = 0.05
 
+#: What :meth:`FailOpen.closed` reads of a backend (``a``-prefixed for async callers);
+#: all but ``cooldown`` are optional.
+_CLOSED_READS: Final = ("cooldown", "breaker_state", "parked")
+
 #: A policy's scope: a name, or a function of the wrapped call's arguments.
 Scope = str | Callable[..., str]
 
@@ -236,7 +240,8 @@ class InProcessCoordination:
 
     .. versionadded:: 0.2.0
     .. versionchanged:: 0.3.0 ``headroom``, :meth:`record_limits` and pacing in
-       :meth:`admit`; ``breaker``, :meth:`record_outcome` and :meth:`breaker_state`.
+       :meth:`admit`; ``breaker``, :meth:`record_outcome` and :meth:`breaker_state`;
+       :meth:`aparked` and :meth:`abreaker_state`, read by :func:`~llm_retry.fallback`.
     """
 
     __slots__ = (
@@ -540,6 +545,14 @@ class InProcessCoordination:
         """:meth:`park` (no I/O)."""
         self.park(scope, seconds)
 
+    async def aparked(self, scope: str) -> float:
+        """:meth:`parked` (no I/O)."""
+        return self.parked(scope)
+
+    async def abreaker_state(self, scope: str) -> tuple[BreakerState, float]:
+        """:meth:`breaker_state` (no I/O)."""
+        return self.breaker_state(scope)
+
     def __repr__(self) -> str:
         return (
             f"InProcessCoordination(max_cooldown={self._max_cooldown:g}, "
@@ -693,6 +706,60 @@ class FailOpen:
         except Exception as error:  # noqa: BLE001 - fail open, reported
             self._report(operation, error)
 
+    def closed(self, scope: str) -> float:
+        """Seconds until ``scope`` admits attempts again; ``0.0``: it admits them now.
+
+        The longest of its cooldown, an open breaker's time to its probe and a parked
+        quota's time to its reset: what a fallback asks to skip a hop whose scope would
+        make it wait or fail. Reads only (no probe lease is taken). ``breaker_state``
+        and ``parked`` are read when the backend has them; a read that fails, or that
+        answers no finite number ``>= 0``, counts as open (reported).
+        """
+        return max(self._seconds(name, self._read(name, scope)) for name in _CLOSED_READS)
+
+    async def aclosed(self, scope: str) -> float:
+        """:meth:`closed` for async callers: the backend's ``a``-prefixed reads."""
+        answers = [(f"a{name}", await self._aread(f"a{name}", scope)) for name in _CLOSED_READS]
+        return max(self._seconds(name, answer) for name, answer in answers)
+
+    def _read(self, operation: str, scope: str) -> object:
+        """A read the backend may not have: its answer, or ``None`` (absent or failed)."""
+        call = getattr(self._backend, operation, None)
+        if call is None:
+            return None
+        try:
+            return call(scope)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report(operation, error)
+            return None
+
+    async def _aread(self, operation: str, scope: str) -> object:
+        """:meth:`_read` for async callers."""
+        call = getattr(self._backend, operation, None)
+        if call is None:
+            return None
+        try:
+            return await call(scope)
+        except Exception as error:  # noqa: BLE001 - fail open, reported
+            self._report(operation, error)
+            return None
+
+    def _seconds(self, operation: str, answer: object) -> float:
+        """A read's answer as seconds closed: an open breaker's time, else the number."""
+        match answer:
+            case None | (BreakerState.CLOSED | BreakerState.HALF_OPEN, _):
+                return 0.0
+            case (BreakerState.OPEN, left):
+                answer = left
+        if (
+            isinstance(answer, int | float)
+            and not isinstance(answer, bool)
+            and 0 <= answer < math.inf
+        ):
+            return float(answer)
+        self._report(operation, answer, expected="a finite number of seconds >= 0")
+        return 0.0
+
     def _usable(self, operation: str, answer: object) -> Admission:
         """``answer`` if a call can act on it, else ``Admission(0.0)`` (reported)."""
         if isinstance(answer, Admission):
@@ -711,18 +778,24 @@ class FailOpen:
         self._report(operation, answer)
         return Admission(0.0)
 
-    def _report(self, operation: str, wrong: object) -> None:
+    def _report(
+        self,
+        operation: str,
+        wrong: object,
+        *,
+        expected: str = "an Admission with a finite wait >= 0",
+    ) -> None:
         """Log what went wrong, once per process for each backend type, operation and kind.
 
-        ``wrong`` is the error raised (named by its type only), or the answer that is no
-        usable admission (shown short and redacted).
+        ``wrong`` is the error raised (named by its type only), or the answer that is not
+        what was ``expected`` (shown short and redacted).
         """
         backend = type(self._backend).__qualname__
         if isinstance(wrong, Exception):
             kind = what = f"raised {type(wrong).__name__}"
         else:
             kind = "answered"
-            what = f"answered {shown(wrong)}, not an Admission with a finite wait >= 0"
+            what = f"answered {shown(wrong)}, not {expected}"
         with _reported_lock:
             if (backend, operation, kind) in _reported:
                 return

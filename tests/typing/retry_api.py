@@ -5,7 +5,7 @@ strict) makes every ``# type: ignore`` below an assertion that mypy does reject 
 """
 
 import dataclasses
-from collections.abc import AsyncIterator, Generator, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from typing import assert_type
 
 import tenacity
@@ -169,3 +169,26 @@ async def use_fleet() -> None:
     assert_type(await backend.acooldown("openai:gpt-4o"), float)
     assert_type(await backend.atry_spend("openai:gpt-4o", budget), bool)
     await fleet.aclose()
+
+
+# Fallback by error code: one kind of hop, bare or stated; the signature is kept.
+large = llm_retry.Hop(complete, scope="mistral:large", coordination=local, context_window=128_000)
+either = llm_retry.fallback(complete, large, rules={ErrorCode.AUTH: llm_retry.FallbackRule.STOP})
+assert_type(either("hi"), str)
+assert_type(either("hi", temperature=0.5), str)
+either(1)  # type: ignore[arg-type]
+either("hi", top_p=1.0)  # type: ignore[call-arg]
+llm_retry.fallback(complete, rules={"content_filter": "other_provider"}, max_wait=5.0)
+llm_retry.fallback(complete, rules={ErrorCode.AUTH: "stop"})  # type: ignore[arg-type]
+llm_retry.Hop(complete, context_window="128k")  # type: ignore[arg-type]
+assert_type(llm_retry.fallback(stream, stream)("x"), Iterator[str])
+assert_type(llm_retry.DEFAULT_FALLBACK_RULES[ErrorCode.SERVER], llm_retry.FallbackRule)
+should_fall_back = llm_retry.fallback_predicate()
+assert_type(should_fall_back, Callable[[BaseException], bool])
+tenacity.Retrying(retry=tenacity.retry_if_exception(should_fall_back))
+
+
+async def use_fallback() -> None:
+    assert_type(await llm_retry.fallback(acomplete, acomplete)("x"), str)
+    async for chunk in llm_retry.fallback(astream, llm_retry.Hop(astream, provider="b"))("x"):
+        assert_type(chunk, str)

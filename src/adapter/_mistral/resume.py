@@ -46,7 +46,8 @@ __all__ = [
     "structured",
 ]
 
-#: The failures a continuation can repair: the stream was cut (seed 003's family).
+#: The failures a continuation can repair: the stream was cut (no terminal event,
+#: ``[DONE]`` missing, a reset or a stall).
 CUT_CODES: Final = frozenset({ErrorCode.TRANSPORT, ErrorCode.TIMEOUT})
 
 Kind: TypeAlias = Literal["text", "thinking"]
