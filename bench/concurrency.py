@@ -7,7 +7,7 @@ streams (1,000 by default) are consumed in one asyncio loop by:
 
 - **raw**: ``httpx.AsyncClient.stream`` + ``aiter_lines`` + ``json.loads`` per
   ``data:`` line (the baseline: parse the chunks, nothing else);
-- **ours**: ``MistralAdapter.stream``, every pi event consumed.
+- **ours**: ``AsyncMistralAdapter.stream``, every pi event consumed.
 
 Each consumer runs in a fresh child process (so its peak RSS is its own), in
 alternating rounds against the same server; the figures are medians over the rounds:
@@ -38,7 +38,7 @@ from typing import Any
 
 import httpx
 
-from adapter import Context, MistralAdapter
+from adapter import AsyncMistralAdapter, Context
 from adapter.pi import UserMessage
 from adapter.testing import FakeMistralProcess
 
@@ -85,7 +85,7 @@ async def _raw(client: httpx.AsyncClient, url: str) -> tuple[int, float]:
     return deltas, first
 
 
-async def _ours(adapter: MistralAdapter) -> tuple[int, float]:
+async def _ours(adapter: AsyncMistralAdapter) -> tuple[int, float]:
     """One stream through our adapter; returns (text deltas, seconds to the first one)."""
     began = time.perf_counter()
     first = 0.0
@@ -100,7 +100,7 @@ async def _ours(adapter: MistralAdapter) -> tuple[int, float]:
 async def _consume(kind: str, base_url: str, streams: int, ramp: float) -> dict[str, Any]:
     """Open ``streams`` streams over ``ramp`` seconds, consume them all, measure."""
     async with _client(streams) as client:
-        adapter = MistralAdapter(api_key="bench", base_url=base_url, client=client)
+        adapter = AsyncMistralAdapter(api_key="bench", base_url=base_url, client=client)
         url = f"{base_url}/v1/chat/completions"
         await (_raw(client, url) if kind == "raw" else _ours(adapter))  # warm-up: imports
         rss_before = _rss_kib()

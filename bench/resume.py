@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from adapter import Context, MistralAdapter, MistralAdapterSync, partial_of, resume_refusal
+from adapter import AsyncMistralAdapter, Context, MistralAdapter, partial_of, resume_refusal
 from adapter.pi import UserMessage
 from adapter.testing import CutStream, FakeMistral, Script
 from llm_errors import LlmError
@@ -116,7 +116,7 @@ class Tally:
 def run_sync(cuts: list[CutStream]) -> Tally:
     with (
         FakeMistral() as fake,
-        MistralAdapterSync(api_key=KEY, base_url=fake.url, resume=True) as adapter,
+        MistralAdapter(api_key=KEY, base_url=fake.url, resume=True) as adapter,
     ):
         tally = Tally(fake)
         for cut in cuts:
@@ -131,7 +131,7 @@ def run_sync(cuts: list[CutStream]) -> Tally:
 async def run_async(cuts: list[CutStream]) -> Tally:
     async with (
         FakeMistral() as fake,
-        MistralAdapter(api_key=KEY, base_url=fake.url, resume=True) as adapter,
+        AsyncMistralAdapter(api_key=KEY, base_url=fake.url, resume=True) as adapter,
     ):
         tally = Tally(fake)
         for cut in cuts:

@@ -8,8 +8,8 @@ interleaved rounds, by:
 - **raw**: ``httpx`` ``iter_lines`` and ``json.loads`` per ``data:`` line: the
   baseline of a client that parses the chunks with the standard library and does
   nothing else (no validation, no events);
-- **ours (sync)** / **ours (async)**: ``MistralAdapterSync.stream`` /
-  ``MistralAdapter.stream``, every pi event consumed;
+- **ours (sync)** / **ours (async)**: ``MistralAdapter.stream`` /
+  ``AsyncMistralAdapter.stream``, every pi event consumed;
 - **sdk**: ``mistralai`` 3.7.0 ``Mistral(...).chat.stream(...)`` against the same
   kind of server, on fewer chunks (``--sdk-chunks``) because it is slow; compared
   per chunk.
@@ -52,10 +52,10 @@ from pydantic import BaseModel
 
 from adapter import Context
 from adapter._mistral import stream as _stream
-from adapter._mistral.async_client import MistralAdapter
+from adapter._mistral.async_client import AsyncMistralAdapter
 from adapter._mistral.client import Settings
 from adapter._mistral.stream import map_data, start
-from adapter._mistral.sync_client import MistralAdapterSync
+from adapter._mistral.sync_client import MistralAdapter
 from adapter._mistral.wire import parse_chunk, parse_completion_chunk
 from adapter._sse import SSEDecoder
 from adapter.pi import AssistantTextDeltaEvent, UserMessage
@@ -87,7 +87,7 @@ def raw(url: str) -> int:
 def ours_sync(base_url: str) -> int:
     """Our sync adapter; returns the text deltas received."""
     count = 0
-    with MistralAdapterSync(api_key=KEY, base_url=base_url) as adapter:
+    with MistralAdapter(api_key=KEY, base_url=base_url) as adapter:
         for event in adapter.stream(MODEL, CONTEXT):
             if event.type == "text_delta":
                 count += 1
@@ -99,7 +99,7 @@ def ours_async(base_url: str) -> int:
 
     async def main() -> int:
         count = 0
-        async with MistralAdapter(api_key=KEY, base_url=base_url) as adapter:
+        async with AsyncMistralAdapter(api_key=KEY, base_url=base_url) as adapter:
             async for event in adapter.stream(MODEL, CONTEXT):
                 if event.type == "text_delta":
                     count += 1
@@ -250,7 +250,7 @@ def flatness(short: int, long: int) -> None:
         marks: list[float] = []
         with FakeMistralProcess(chunks=chunks) as server:
             ours_sync(server.url)  # warm-up: imports, catalog, first connection
-            with MistralAdapterSync(api_key=KEY, base_url=server.url) as adapter:
+            with MistralAdapter(api_key=KEY, base_url=server.url) as adapter:
                 count = 0
                 for event in adapter.stream(MODEL, CONTEXT):
                     if event.type == "text_delta":
@@ -281,7 +281,7 @@ def memory(chunks: int) -> None:
     with FakeMistralProcess(chunks=chunks) as server:
         ours_sync(server.url)  # warm-up outside the trace
         tracemalloc.start()
-        with MistralAdapterSync(api_key=KEY, base_url=server.url) as adapter:
+        with MistralAdapter(api_key=KEY, base_url=server.url) as adapter:
             message = adapter.complete(MODEL, CONTEXT)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()

@@ -7,8 +7,9 @@ server to test against lives in :mod:`adapter.testing`.
 """
 
 import typing
+import warnings
 
-from adapter._mistral.async_client import MistralAdapter
+from adapter._mistral.async_client import AsyncMistralAdapter
 from adapter._mistral.catalog import (
     CATALOG_DATE,
     UnknownModelError,
@@ -20,7 +21,7 @@ from adapter._mistral.client import MAX_RESUMES, Limits, MissingApiKeyError, Tim
 from adapter._mistral.errors import UnmappableChunkError, partial_of
 from adapter._mistral.request import InvalidTranscriptError, UnsupportedContentError
 from adapter._mistral.resume import ResumeRefusal, resume_refusal
-from adapter._mistral.sync_client import MistralAdapterSync
+from adapter._mistral.sync_client import MistralAdapter
 from adapter.pi._context import (
     Context,
     ForcedTool,
@@ -34,6 +35,7 @@ from llm_errors._version import module_attribute as _module_attribute
 __all__ = [
     "CATALOG_DATE",
     "MAX_RESUMES",
+    "AsyncMistralAdapter",
     "Context",
     "ForcedTool",
     "InvalidTranscriptError",
@@ -41,7 +43,6 @@ __all__ = [
     "Limits",
     "MissingApiKeyError",
     "MistralAdapter",
-    "MistralAdapterSync",
     "ResumeRefusal",
     "StreamOptions",
     "Timeouts",
@@ -62,7 +63,20 @@ if typing.TYPE_CHECKING:
     #:
     #: .. versionadded:: 0.2.0
     __version__: str
+    #: The blocking adapter's name before 0.3.0.
+    #:
+    #: .. deprecated:: 0.3.0 Use :class:`MistralAdapter`; removed in 0.4.0.
+    MistralAdapterSync = MistralAdapter
 else:
 
-    def __getattr__(name: str) -> str:  # PEP 562: ``__version__`` is read when first used
+    def __getattr__(name: str) -> object:  # PEP 562: read when first used
+        if name == "MistralAdapterSync":
+            warnings.warn(
+                "adapter.MistralAdapterSync is deprecated since 0.3.0 and goes in 0.4.0: the "
+                "blocking adapter is adapter.MistralAdapter (the asyncio one is "
+                "adapter.AsyncMistralAdapter)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return MistralAdapter
         return _module_attribute(__name__, name)

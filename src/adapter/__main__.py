@@ -1,7 +1,7 @@
 """``python -m adapter demo``: the adapter against a fake Mistral server, in one minute.
 
 Starts :class:`adapter.testing.FakeMistral` in this process and streams, through
-:class:`~adapter.MistralAdapterSync` with a retry policy:
+:class:`~adapter.MistralAdapter` with a retry policy:
 
 1. a reply with thinking, text and a tool call, printed event by event as it arrives;
 2. a 429 with ``Retry-After``, retried after the wait the server asked for (the retry
@@ -43,7 +43,7 @@ from adapter._mistral.client import (
     check_base_url,
 )
 from adapter._mistral.errors import partial_of
-from adapter._mistral.sync_client import MistralAdapterSync
+from adapter._mistral.sync_client import MistralAdapter
 from adapter.pi._content import TextContent
 from adapter.pi._context import Context, StreamOptions, Tool
 from adapter.pi._events import AssistantMessageEvent
@@ -198,7 +198,7 @@ def _summary(message: AssistantMessage) -> str:
     )
 
 
-def _stream(adapter: MistralAdapterSync, model: str, printer: _Printer) -> LlmError | None:
+def _stream(adapter: MistralAdapter, model: str, printer: _Printer) -> LlmError | None:
     """Stream one reply to the printer; return the error it ended with, if any."""
     context = Context(messages=[UserMessage(content=PROMPT, timestamp=0)], tools=[WEATHER])
     try:
@@ -263,7 +263,7 @@ def _demo(args: argparse.Namespace, printer: _Printer) -> int:
             style.dim(f"adapter.testing.FakeMistral is serving {fake.url} in this process.")
         )
         policy = RetryPolicy(max_attempts=3, jitter=False, on_retry=printer.retry)
-        with MistralAdapterSync(api_key="demo", base_url=fake.url, retry=policy) as adapter:
+        with MistralAdapter(api_key="demo", base_url=fake.url, retry=policy) as adapter:
             printer.line()
             printer.line(style.bold("1. A reply with thinking, text and a tool call"))
             first = _stream(adapter, args.model, printer)
@@ -310,7 +310,7 @@ def _explain(error: LlmError, requests: int, printer: _Printer) -> None:
 def _live(args: argparse.Namespace, printer: _Printer) -> int:
     policy = RetryPolicy(max_attempts=3, on_retry=printer.retry)
     try:  # the key comes from the environment, stripped and checked by the adapter
-        adapter = MistralAdapterSync(base_url=args.base_url, retry=policy)
+        adapter = MistralAdapter(base_url=args.base_url, retry=policy)
     except MissingApiKeyError:
         return _usage_error(
             args.prog,

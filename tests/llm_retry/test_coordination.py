@@ -643,7 +643,7 @@ def test_from_env_reads_a_scope():
 @pytest.mark.integration
 def test_mistral_adapter_calls_share_the_models_scope(clock):
     """A 429 from Mistral cools down ``mistral:<model id>``, over real loopback HTTP."""
-    from adapter import Context, MistralAdapterSync, get_model
+    from adapter import Context, MistralAdapter, get_model
     from adapter.pi import UserMessage
     from adapter.testing import FakeMistral, Reply, error_object
 
@@ -658,7 +658,7 @@ def test_mistral_adapter_calls_share_the_models_scope(clock):
     context = Context(messages=[UserMessage(content="hi", timestamp=0)])
     with (
         FakeMistral(limited, default=None) as fake,
-        MistralAdapterSync(api_key="k", base_url=fake.url, retry=policy) as adapter,
+        MistralAdapter(api_key="k", base_url=fake.url, retry=policy) as adapter,
         pytest.raises(RateLimitError),
     ):
         adapter.complete("mistral-small-latest", context)
@@ -673,7 +673,7 @@ def test_mistral_adapter_calls_share_the_models_scope(clock):
 )
 def test_mistral_adapter_paces_by_the_headers_it_receives(clock, use_async):
     """A 200 stating no request left this minute holds the model's next call, over loopback."""
-    from adapter import Context, MistralAdapter, MistralAdapterSync, get_model
+    from adapter import AsyncMistralAdapter, Context, MistralAdapter, get_model
     from adapter.pi import UserMessage
     from adapter.testing import FakeMistral, rate_limit_headers, text_reply
 
@@ -686,14 +686,14 @@ def test_mistral_adapter_paces_by_the_headers_it_receives(clock, use_async):
     model = f"mistral:{get_model('mistral-small-latest').id}"
 
     async def twice_async(url):
-        async with MistralAdapter(api_key="k", base_url=url, retry=policy) as adapter:
+        async with AsyncMistralAdapter(api_key="k", base_url=url, retry=policy) as adapter:
             await adapter.complete("mistral-small-latest", context)
             with instant_retries() as recorder:
                 await adapter.complete("mistral-small-latest", context)
         return recorder.sleeps
 
     def twice(url):
-        with MistralAdapterSync(api_key="k", base_url=url, retry=policy) as adapter:
+        with MistralAdapter(api_key="k", base_url=url, retry=policy) as adapter:
             adapter.complete("mistral-small-latest", context)
             with instant_retries() as recorder:
                 adapter.complete("mistral-small-latest", context)

@@ -127,7 +127,7 @@ def test_the_retry_line_names_the_calls_scope(make_policy, caplog, scope, args, 
 @pytest.mark.smoke
 def test_the_mistral_adapters_retry_line_names_the_model_scope(caplog):
     """Over real loopback HTTP: ``retrying mistral:mistral-small-latest``, no private method."""
-    from adapter import Context, MistralAdapterSync
+    from adapter import Context, MistralAdapter
     from adapter.pi import UserMessage
     from adapter.testing import FakeMistral, Reply, error_object, text_reply
     from llm_retry import RetryPolicy, instant_retries
@@ -143,7 +143,7 @@ def test_the_mistral_adapters_retry_line_names_the_model_scope(caplog):
         caplog.at_level(logging.WARNING, logger="llm_retry"),
         instant_retries(),
         FakeMistral(limited, text_reply("Hello")) as fake,
-        MistralAdapterSync(api_key="any", base_url=fake.url, retry=RetryPolicy()) as mistral,
+        MistralAdapter(api_key="any", base_url=fake.url, retry=RetryPolicy()) as mistral,
     ):
         mistral.complete("mistral-small-latest", context)
     (record,) = [r for r in caplog.records if r.name == "llm_retry"]

@@ -8,9 +8,9 @@ from collections.abc import AsyncGenerator, Generator
 from typing import assert_type
 
 from adapter import (
+    AsyncMistralAdapter,
     Context,
     MistralAdapter,
-    MistralAdapterSync,
     StreamOptions,
     Timeouts,
     Tool,
@@ -56,7 +56,7 @@ context = Context(
 options = StreamOptions(temperature=0.2, max_tokens=256, reasoning="high", never_raise=True)
 StreamOptions(temperature="hot")  # type: ignore[arg-type]
 
-sync_adapter = MistralAdapterSync(
+sync_adapter = MistralAdapter(
     api_key="k", timeouts=Timeouts(connect=5.0, read=30.0), retry=RetryPolicy()
 )
 assert_type(
@@ -70,7 +70,7 @@ for event in sync_adapter.stream(model, context):
 
 async def use_async() -> None:
     """The asyncio twin has the same surface."""
-    async with MistralAdapter(api_key="k") as mistral:
+    async with AsyncMistralAdapter(api_key="k") as mistral:
         events = mistral.stream(model, context)
         assert_type(events, AsyncGenerator[AssistantMessageEvent, None])
         async for _event in events:

@@ -1,4 +1,4 @@
-"""``MistralAdapter``: the asyncio I/O shell around :mod:`adapter._mistral.client`.
+"""``AsyncMistralAdapter``: the asyncio I/O shell around :mod:`adapter._mistral.client`.
 
 The same shape as :mod:`adapter._mistral.sync_client`, line for line, with ``await``; the
 only addition is the total deadline, which cancels a read in progress with
@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import zlib
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from types import TracebackType
 from typing import Final, Self
 
@@ -37,24 +37,20 @@ import httpx
 from adapter._mistral.body import BoundedBody
 from adapter._mistral.client import (
     ABORTS,
-    DEFAULT_BASE_URL,
     DRAIN_LIMIT,
     DRAIN_WAIT,
-    Limits,
     ModelRef,
-    Settings,
     StreamCall,
-    Timeouts,
 )
 from adapter._mistral.resume import ResumeRefusal, attach_refusal
+from adapter._mistral.shell import Shell
 from adapter._mistral.telemetry import trace_async
 from adapter.pi._context import Context, StreamOptions
 from adapter.pi._events import AssistantMessageEvent
 from adapter.pi._messages import AssistantMessage
 from llm_errors import LlmError
-from llm_retry import RetryPolicy
 
-__all__ = ["MistralAdapter"]
+__all__ = ["AsyncMistralAdapter"]
 
 Events = AsyncGenerator[AssistantMessageEvent, None]
 
@@ -62,15 +58,15 @@ Events = AsyncGenerator[AssistantMessageEvent, None]
 _CLOSING: Final[set[asyncio.Task[None]]] = set()
 
 
-class MistralAdapter:
+class AsyncMistralAdapter(Shell[httpx.AsyncClient]):
     """Stream Mistral chat completions as pi assistant events (asyncio).
 
-    Arguments and behaviour as :class:`~adapter.MistralAdapterSync`, with an
+    Arguments and behaviour as :class:`~adapter.MistralAdapter`, with an
     ``httpx.AsyncClient`` for ``client``, :meth:`aclose` and ``async with``.
 
     Example::
 
-        async with MistralAdapter() as mistral:
+        async with AsyncMistralAdapter() as mistral:
             async with contextlib.aclosing(mistral.stream(model, context)) as events:
                 async for event in events:
                     ...
@@ -79,48 +75,23 @@ class MistralAdapter:
     without it, asyncio closes the abandoned stream a moment later.
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.3.0 Named ``MistralAdapter`` before, the name of the
+       blocking adapter now (httpx and openai name their clients this way).
     """
 
-    __slots__ = ("_attempts", "_client", "_owns_client", "_settings")
+    __slots__ = ()
+    _client_type = httpx.AsyncClient
+    _other = "MistralAdapter"
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        base_url: str = DEFAULT_BASE_URL,
-        timeouts: Timeouts | None = None,
-        client: httpx.AsyncClient | None = None,
-        headers: Mapping[str, str] | None = None,
-        retry: RetryPolicy | None = None,
-        limits: Limits | None = None,
-        resume: bool = False,
-        max_resumes: int = 1,
-    ) -> None:
-        self._settings = settings = Settings(
-            api_key=api_key,
-            base_url=base_url,
-            timeouts=timeouts,
-            headers=headers,
-            retry=retry,
-            limits=limits,
-            resume=resume,
-            max_resumes=max_resumes,
-        )
-        if client is not None and not isinstance(client, httpx.AsyncClient):
-            raise TypeError(f"client must be an httpx.AsyncClient, not {type(client).__name__}")
-        self._owns_client = client is None
-        self._client = client if client is not None else httpx.AsyncClient(timeout=settings.timeout)
-        self._attempts = self._attempt if retry is None else retry.wrap(self._attempt)
-
-    def __repr__(self) -> str:
-        return self._settings.describe(type(self))
+    def _new_client(self, timeout: httpx.Timeout) -> httpx.AsyncClient:
+        return httpx.AsyncClient(timeout=timeout)
 
     def stream(
         self, model: ModelRef, context: Context, options: StreamOptions | None = None
     ) -> Events:
         """Stream one reply: ``start``, the block events, then ``done`` (or ``error``).
 
-        See :meth:`MistralAdapterSync.stream <adapter.MistralAdapterSync.stream>`;
+        See :meth:`MistralAdapter.stream <adapter.MistralAdapter.stream>`;
         not a coroutine: it returns the async generator, and a bad ``model``,
         ``context`` or ``options`` raises at once.
 
@@ -176,10 +147,6 @@ class MistralAdapter:
             yield call.error_event(error)
         finally:
             await events.aclose()
-
-    def _events(self, call: StreamCall) -> Events:
-        """The call's events: its attempts, and continuations when it may resume."""
-        return self._resuming(call) if call.max_resumes else self._attempts(call)
 
     async def _resuming(self, call: StreamCall) -> Events:
         """The attempts, then a continuation for every cut that may be resumed."""

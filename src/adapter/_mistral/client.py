@@ -1,7 +1,7 @@
 """The shared core of the Mistral clients: settings, one call's state, error translation.
 
-:class:`~adapter.MistralAdapterSync` (``sync_client``) and
-:class:`~adapter.MistralAdapter` (``async_client``) are thin I/O shells around this
+:class:`~adapter.MistralAdapter` (``sync_client``) and
+:class:`~adapter.AsyncMistralAdapter` (``async_client``) are thin I/O shells around this
 module: they send the request, read bytes and close the response. Everything else
 is here, once, and has no I/O of its own:
 

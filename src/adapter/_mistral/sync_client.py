@@ -1,4 +1,4 @@
-"""``MistralAdapterSync``: the blocking I/O shell around :mod:`adapter._mistral.client`.
+"""``MistralAdapter``: the blocking I/O shell around :mod:`adapter._mistral.client`.
 
 It sends the request with an ``httpx.Client``, feeds the bytes to the shared
 :class:`~adapter._mistral.client.StreamCall` and closes the response in a ``finally``.
@@ -16,36 +16,38 @@ import threading
 import zlib
 from collections.abc import Callable, Generator, Iterator, Mapping
 from types import TracebackType
-from typing import Self
+from typing import NoReturn, Self
 
 import httpx
 
 from adapter._mistral.body import BoundedBody
 from adapter._mistral.client import (
     ABORTS,
-    DEFAULT_BASE_URL,
     DRAIN_LIMIT,
     DRAIN_WAIT,
-    Limits,
     ModelRef,
-    Settings,
     StreamCall,
-    Timeouts,
 )
 from adapter._mistral.resume import ResumeRefusal, attach_refusal
+from adapter._mistral.shell import Shell
 from adapter._mistral.telemetry import trace_sync
 from adapter.pi._context import Context, StreamOptions
 from adapter.pi._events import AssistantMessageEvent
 from adapter.pi._messages import AssistantMessage
 from llm_errors import LlmError
-from llm_retry import RetryPolicy
 
-__all__ = ["MistralAdapterSync"]
+__all__ = ["MistralAdapter"]
 
 Events = Generator[AssistantMessageEvent, None, None]
 
+#: ``async with MistralAdapter()``: the asyncio adapter's name before 0.3.0.
+_ASYNC_HINT = (
+    "adapter.MistralAdapter is the blocking adapter since 0.3.0; "
+    "use adapter.AsyncMistralAdapter with 'async with'"
+)
 
-class MistralAdapterSync:
+
+class MistralAdapter(Shell[httpx.Client]):
     """Stream Mistral chat completions as pi assistant events (blocking).
 
     Args:
@@ -77,46 +79,22 @@ class MistralAdapterSync:
 
     Example::
 
-        with MistralAdapterSync() as mistral:
+        with MistralAdapter() as mistral:
             for event in mistral.stream("mistral-small-latest", Context(messages=[...])):
                 ...
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.3.0 Named ``MistralAdapterSync`` before (still importable,
+       deprecated); ``MistralAdapter`` was the asyncio adapter, now
+       :class:`~adapter.AsyncMistralAdapter`.
     """
 
-    __slots__ = ("_attempts", "_client", "_owns_client", "_settings")
+    __slots__ = ()
+    _client_type = httpx.Client
+    _other = "AsyncMistralAdapter"
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        base_url: str = DEFAULT_BASE_URL,
-        timeouts: Timeouts | None = None,
-        client: httpx.Client | None = None,
-        headers: Mapping[str, str] | None = None,
-        retry: RetryPolicy | None = None,
-        limits: Limits | None = None,
-        resume: bool = False,
-        max_resumes: int = 1,
-    ) -> None:
-        self._settings = settings = Settings(
-            api_key=api_key,
-            base_url=base_url,
-            timeouts=timeouts,
-            headers=headers,
-            retry=retry,
-            limits=limits,
-            resume=resume,
-            max_resumes=max_resumes,
-        )
-        if client is not None and not isinstance(client, httpx.Client):
-            raise TypeError(f"client must be an httpx.Client, not {type(client).__name__}")
-        self._owns_client = client is None
-        self._client = client if client is not None else httpx.Client(timeout=settings.timeout)
-        self._attempts = self._attempt if retry is None else retry.wrap(self._attempt)
-
-    def __repr__(self) -> str:
-        return self._settings.describe(type(self))
+    def _new_client(self, timeout: httpx.Timeout) -> httpx.Client:
+        return httpx.Client(timeout=timeout)
 
     def stream(
         self, model: ModelRef, context: Context, options: StreamOptions | None = None
@@ -169,6 +147,12 @@ class MistralAdapterSync:
     ) -> None:
         self.close()
 
+    async def __aenter__(self) -> NoReturn:
+        raise TypeError(_ASYNC_HINT)
+
+    async def __aexit__(self, *exc_info: object) -> None:  # never reached
+        raise TypeError(_ASYNC_HINT)
+
     # --- the I/O shell ----------------------------------------------------------------
 
     @staticmethod
@@ -177,10 +161,6 @@ class MistralAdapterSync:
             yield from events
         except LlmError as error:
             yield call.error_event(error)
-
-    def _events(self, call: StreamCall) -> Events:
-        """The call's events: its attempts, and continuations when it may resume."""
-        return self._resuming(call) if call.max_resumes else self._attempts(call)
 
     def _resuming(self, call: StreamCall) -> Events:
         """The attempts, then a continuation for every cut that may be resumed."""

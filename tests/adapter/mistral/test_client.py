@@ -22,11 +22,11 @@ import pytest
 from syrupy.extensions.json import JSONSnapshotExtension
 
 from adapter import Context, StreamOptions, Tool, UnknownModelError, get_model
-from adapter._mistral.async_client import MistralAdapter
+from adapter._mistral.async_client import AsyncMistralAdapter
 from adapter._mistral.client import Limits, MissingApiKeyError, Settings, StreamCall, Timeouts
 from adapter._mistral.errors import UnmappableChunkError, partial_of
 from adapter._mistral.request import to_wire
-from adapter._mistral.sync_client import MistralAdapterSync
+from adapter._mistral.sync_client import MistralAdapter
 from adapter.pi import ImageContent, TextContent, UserMessage
 from adapter.testing import (
     CloseBeforeHeaders,
@@ -124,7 +124,7 @@ def run(
     settings.setdefault("api_key", KEY)
     if flavour == "sync":
         events: list[Any] = []
-        with MistralAdapterSync(base_url=url, **settings) as adapter:
+        with MistralAdapter(base_url=url, **settings) as adapter:
             try:
                 for event in adapter.stream(model, context, options):
                     events.append(event)  # noqa: PERF402 - keeps what came before an error
@@ -134,7 +134,7 @@ def run(
 
     async def main() -> Outcome:
         events: list[Any] = []
-        async with MistralAdapter(base_url=url, **settings) as adapter:
+        async with AsyncMistralAdapter(base_url=url, **settings) as adapter:
             try:
                 async for event in adapter.stream(model, context, options):
                     events.append(event)  # noqa: PERF401 - keeps what came before an error
@@ -246,12 +246,12 @@ def test_complete_returns_the_final_message(flavour):
     """``complete`` consumes the stream and returns the ``done`` message."""
     with FakeMistral(text_reply("Hello", " there"), default=None) as fake:
         if flavour == "sync":
-            with MistralAdapterSync(api_key=KEY, base_url=fake.url) as adapter:
+            with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
                 message = adapter.complete(MODEL, CONTEXT)
         else:
 
             async def main() -> Any:
-                async with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+                async with AsyncMistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
                     return await adapter.complete(get_model(MODEL), CONTEXT)
 
             message = asyncio.run(main())
@@ -299,14 +299,14 @@ def test_api_key_from_the_environment(monkeypatch):
     """
     monkeypatch.setenv("MISTRAL_API_KEY", "from-the-env\r\n")
     with FakeMistral() as fake:
-        with MistralAdapterSync(base_url=fake.url) as adapter:
+        with MistralAdapter(base_url=fake.url) as adapter:
             adapter.complete(MODEL, CONTEXT)
         assert fake.requests[0].headers["authorization"] == "Bearer from-the-env"
     monkeypatch.delenv("MISTRAL_API_KEY")
     with pytest.raises(MissingApiKeyError, match="MISTRAL_API_KEY"):
-        MistralAdapterSync()
+        MistralAdapter()
     with pytest.raises(MissingApiKeyError):
-        MistralAdapter(api_key="  ")
+        AsyncMistralAdapter(api_key="  ")
 
 
 @pytest.mark.parametrize(
@@ -333,7 +333,7 @@ def test_bad_settings_fail_at_construction(settings, error, match):
     """Configuration mistakes are caller bugs, raised when the adapter is built."""
     settings = {"api_key": KEY, **settings}
     with pytest.raises(error, match=match) as info:
-        MistralAdapterSync(**settings)
+        MistralAdapter(**settings)
     assert "def" not in str(info.value)
 
 
@@ -375,7 +375,7 @@ def test_timeouts_are_capped_by_the_total():
 
 def test_bad_call_arguments_raise_before_any_request():
     """An unknown model or a wrong context type raises at ``stream()``, sending nothing."""
-    with FakeMistral() as fake, MistralAdapterSync(api_key=KEY, base_url=fake.url) as adapter:
+    with FakeMistral() as fake, MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
         with pytest.raises(UnknownModelError):
             adapter.stream("no-such-model", CONTEXT)
         with pytest.raises(TypeError, match="Context"):
@@ -460,7 +460,7 @@ def test_a_status_error_raised_by_the_callers_client_is_typed_and_retried(flavou
         events: list[Any] = []
         hooks = {"response": [_araise_for_status]}
         async with httpx.AsyncClient(event_hooks=hooks) as client:
-            adapter = MistralAdapter(
+            adapter = AsyncMistralAdapter(
                 api_key=KEY, base_url=fake.url, client=client, retry=retry_policy()
             )
             async for event in adapter.stream(MODEL, CONTEXT):
@@ -822,7 +822,7 @@ def test_total_deadline_holds_against_a_slow_consumer(flavour):
 
     def sync() -> Outcome:
         events: list[Any] = []
-        with MistralAdapterSync(api_key=KEY, base_url=fake.url, timeouts=timeouts) as adapter:
+        with MistralAdapter(api_key=KEY, base_url=fake.url, timeouts=timeouts) as adapter:
             try:
                 for event in adapter.stream(MODEL, CONTEXT):
                     events.append(event)
@@ -834,7 +834,9 @@ def test_total_deadline_holds_against_a_slow_consumer(flavour):
 
     async def main() -> Outcome:
         events: list[Any] = []
-        async with MistralAdapter(api_key=KEY, base_url=fake.url, timeouts=timeouts) as adapter:
+        async with AsyncMistralAdapter(
+            api_key=KEY, base_url=fake.url, timeouts=timeouts
+        ) as adapter:
             try:
                 async for event in adapter.stream(MODEL, CONTEXT):
                     events.append(event)
@@ -880,7 +882,7 @@ def test_sync_total_deadline_counts_the_wait_for_a_pooled_connection():
 
     with FakeMistral(busy, text_reply("never sent"), default=None) as fake:
         with httpx.Client(limits=httpx.Limits(max_connections=1)) as client:
-            owner = MistralAdapterSync(api_key=KEY, base_url=fake.url, client=client)
+            owner = MistralAdapter(api_key=KEY, base_url=fake.url, client=client)
             held = owner.stream(MODEL, CONTEXT)
             assert next(held).type == "start"  # the pool's only connection is taken
             client.event_hooks = {"request": [note_watchdog]}
@@ -956,12 +958,12 @@ def test_never_raise_complete_returns_the_error_message(flavour):
     options = StreamOptions(never_raise=True)
     with FakeMistral(Reply(400, error_object("bad")), default=None) as fake:
         if flavour == "sync":
-            with MistralAdapterSync(api_key=KEY, base_url=fake.url) as adapter:
+            with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
                 message = adapter.complete(MODEL, CONTEXT, options)
         else:
 
             async def main() -> Any:
-                async with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+                async with AsyncMistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
                     return await adapter.complete(MODEL, CONTEXT, options)
 
             message = asyncio.run(main())
@@ -971,7 +973,7 @@ def test_never_raise_complete_returns_the_error_message(flavour):
 
 def test_never_raise_still_raises_caller_bugs():
     """``never_raise`` covers call failures, not bugs: a bad model id still raises."""
-    with MistralAdapterSync(api_key=KEY) as adapter, pytest.raises(UnknownModelError):
+    with MistralAdapter(api_key=KEY) as adapter, pytest.raises(UnknownModelError):
         adapter.stream("nope", CONTEXT, StreamOptions(never_raise=True))
 
 
@@ -983,7 +985,7 @@ LONG = Stream([role_chunk(), Repeat(text_chunk("tok "), 50_000), finish_chunk()]
 def test_success_returns_the_connection_to_the_pool():
     """After ``[DONE]`` the body is drained, so the next call reuses the connection."""
     with FakeMistral() as fake:
-        with MistralAdapterSync(api_key=KEY, base_url=fake.url) as adapter:
+        with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
             adapter.complete(MODEL, CONTEXT)
             adapter.complete(MODEL, CONTEXT)
             assert fake.accepted_connections == 1
@@ -995,7 +997,7 @@ def test_async_success_returns_the_connection_to_the_pool():
     """The async adapter drains after ``[DONE]`` too."""
 
     async def main(fake: FakeMistral) -> None:
-        async with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+        async with AsyncMistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
             await adapter.complete(MODEL, CONTEXT)
             await adapter.complete(MODEL, CONTEXT)
             assert fake.accepted_connections == 1
@@ -1023,14 +1025,14 @@ def test_a_long_tail_after_done_costs_the_connection_not_the_call(flavour):
     """Over 64 KiB after ``[DONE]``: the call ends with ``done``; its connection is not reused."""
 
     async def main() -> list[str]:
-        async with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+        async with AsyncMistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
             first = await adapter.complete(MODEL, CONTEXT)
             second = await adapter.complete(MODEL, CONTEXT)
         return [first.stopReason, second.stopReason]
 
     with FakeMistral(LONG_TAIL, text_reply("again"), default=None) as fake:
         if flavour == "sync":
-            with MistralAdapterSync(api_key=KEY, base_url=fake.url) as adapter:
+            with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
                 reasons = [adapter.complete(MODEL, CONTEXT).stopReason for _ in range(2)]
         else:
             reasons = asyncio.run(main())
@@ -1042,7 +1044,7 @@ def test_a_long_tail_after_done_costs_the_connection_not_the_call(flavour):
 @pytest.mark.parametrize("explicit", [pytest.param(True, id="close"), pytest.param(False, id="gc")])
 def test_sync_early_break_releases_the_connection(explicit):
     """Leaving the loop early closes the response (the adapter stays open) and marks it aborted."""
-    with FakeMistral(LONG) as fake, MistralAdapterSync(api_key=KEY, base_url=fake.url) as adapter:
+    with FakeMistral(LONG) as fake, MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
         events = adapter.stream(MODEL, CONTEXT)
         for event in events:
             if event.type == "text_delta":
@@ -1065,7 +1067,7 @@ def test_async_early_break_releases_the_connection(closing):
     """Leaving an ``async for`` early releases the connection (at once with ``aclosing``)."""
 
     async def main(fake: FakeMistral) -> Any:
-        async with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+        async with AsyncMistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
             partial = None
             if closing:
                 async with contextlib.aclosing(adapter.stream(MODEL, CONTEXT)) as events:
@@ -1099,7 +1101,7 @@ def test_a_failed_stream_closes_its_response_while_the_error_is_held(flavour):
     """
 
     def sync() -> LlmError:
-        with MistralAdapterSync(api_key=KEY, base_url=fake.url) as adapter:
+        with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
             events = adapter.stream(MODEL, CONTEXT)
             with pytest.raises(ProviderError) as info:
                 for _ in events:
@@ -1108,7 +1110,7 @@ def test_a_failed_stream_closes_its_response_while_the_error_is_held(flavour):
             return info.value
 
     async def main() -> LlmError:
-        async with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+        async with AsyncMistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
             events = adapter.stream(MODEL, CONTEXT)
             with pytest.raises(ProviderError) as info:
                 async for _ in events:
@@ -1127,7 +1129,7 @@ def test_async_cancellation_propagates_and_releases():
     async def main(fake: FakeMistral) -> tuple[list[Any], BaseException]:
         seen: list[Any] = []
         got_text = asyncio.Event()
-        async with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+        async with AsyncMistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
 
             async def consume() -> None:
                 async for event in adapter.stream(MODEL, CONTEXT):
@@ -1159,7 +1161,7 @@ def test_async_cancellation_with_never_raise_still_propagates():
     async def main(fake: FakeMistral) -> list[str]:
         seen: list[str] = []
         started = asyncio.Event()
-        async with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+        async with AsyncMistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
 
             async def consume() -> None:
                 options = StreamOptions(never_raise=True)
@@ -1184,7 +1186,7 @@ def test_timeout_scope_around_the_consumer_is_respected():
     """An ``asyncio.timeout`` around the consumer cancels the stream as a timeout."""
 
     async def main(fake: FakeMistral) -> None:
-        async with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+        async with AsyncMistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
             with pytest.raises(TimeoutError):
                 async with asyncio.timeout(0.3):
                     await adapter.complete(MODEL, CONTEXT)
@@ -1201,22 +1203,24 @@ def test_caller_supplied_client_is_not_closed(flavour):
     with FakeMistral() as fake:
         if flavour == "sync":
             with httpx.Client() as client:
-                with MistralAdapterSync(api_key=KEY, base_url=fake.url, client=client) as adapter:
+                with MistralAdapter(api_key=KEY, base_url=fake.url, client=client) as adapter:
                     adapter.complete(MODEL, CONTEXT)
                 assert not client.is_closed
                 assert client.post(fake.chat_url, json={}).status_code == 200
-            own = MistralAdapterSync(api_key=KEY, base_url=fake.url)
+            own = MistralAdapter(api_key=KEY, base_url=fake.url)
             own.close()
             assert own._client.is_closed
         else:
 
             async def main() -> None:
                 async with httpx.AsyncClient() as client:
-                    async with MistralAdapter(api_key=KEY, base_url=fake.url, client=client) as a:
+                    async with AsyncMistralAdapter(
+                        api_key=KEY, base_url=fake.url, client=client
+                    ) as a:
                         await a.complete(MODEL, CONTEXT)
                     assert not client.is_closed
                     assert (await client.post(fake.chat_url, json={})).status_code == 200
-                own = MistralAdapter(api_key=KEY, base_url=fake.url)
+                own = AsyncMistralAdapter(api_key=KEY, base_url=fake.url)
                 await own.aclose()
                 assert own._client.is_closed
 
@@ -1227,9 +1231,9 @@ def test_caller_supplied_client_is_not_closed(flavour):
 def test_client_of_the_wrong_kind_is_rejected():
     """A sync adapter needs an ``httpx.Client``, the async one an ``httpx.AsyncClient``."""
     with httpx.Client() as client, pytest.raises(TypeError, match="AsyncClient"):
-        MistralAdapter(api_key=KEY, client=client)  # type: ignore[arg-type]
+        AsyncMistralAdapter(api_key=KEY, client=client)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"httpx\.Client"):
-        MistralAdapterSync(api_key=KEY, client=httpx.AsyncClient())  # type: ignore[arg-type]
+        MistralAdapter(api_key=KEY, client=httpx.AsyncClient())  # type: ignore[arg-type]
 
 
 # --- error translation ----------------------------------------------------------------------
@@ -1301,8 +1305,8 @@ PLAIN_KEY_IN_URL = "Zx81Lq0Tv5Ws3Nd7Rk2Bm9Yc4Hf6Jp1G"
 def test_repr_never_shows_the_key():
     """The adapters' reprs name the URL, timeouts and policy, never the key."""
     for adapter in (
-        MistralAdapterSync(api_key="sk-secret-value-123456", retry=RetryPolicy()),
-        MistralAdapter(api_key="sk-secret-value-123456"),
+        MistralAdapter(api_key="sk-secret-value-123456", retry=RetryPolicy()),
+        AsyncMistralAdapter(api_key="sk-secret-value-123456"),
     ):
         text = repr(adapter)
         assert "sk-secret" not in text
@@ -1332,8 +1336,8 @@ def test_repr_never_shows_the_key():
 def test_repr_never_shows_a_key_placed_in_the_url(base_url, shown):
     """A key in the base URL (a query value, userinfo, the adapter's key in the path) is hidden."""
     for adapter in (
-        MistralAdapterSync(api_key=PLAIN_KEY_IN_URL, base_url=base_url),
         MistralAdapter(api_key=PLAIN_KEY_IN_URL, base_url=base_url),
+        AsyncMistralAdapter(api_key=PLAIN_KEY_IN_URL, base_url=base_url),
     ):
         text = repr(adapter)
         assert "GATEWAYSECRET" not in text
@@ -1443,8 +1447,8 @@ def test_no_leak_of_the_key_or_the_image(flavour, name, key, caplog):
     surfaces.append(repr(outcome.message))
     surfaces.append(outcome.message.errorMessage or "")
     for adapter in (
-        MistralAdapterSync(api_key=SENTINEL_KEY),
         MistralAdapter(api_key=SENTINEL_KEY),
+        AsyncMistralAdapter(api_key=SENTINEL_KEY),
     ):
         surfaces.append(repr(adapter))
     if outcome.error is not None:
@@ -1473,7 +1477,7 @@ def test_secret_does_not_show_in_the_settings():
         api_key=SENTINEL_KEY, base_url="https://x", timeouts=None, headers=None, retry=None
     )
     assert SENTINEL_KEY not in repr(settings.authorization)
-    assert settings.describe(MistralAdapterSync).startswith("MistralAdapterSync(")
+    assert settings.describe(MistralAdapter).startswith("MistralAdapter(")
 
 
 # --- many streams at once -----------------------------------------------------------------
@@ -1493,7 +1497,7 @@ def test_cancelling_half_of_many_streams_leaves_no_connection_open():
     points = {index: (rng.randint(0, 30), rng.random() < 0.5) for index in cancelled}
     last: dict[int, Any] = {}
 
-    async def consume(adapter: MistralAdapter, index: int) -> Any:
+    async def consume(adapter: AsyncMistralAdapter, index: int) -> Any:
         deltas = 0
         async for event in adapter.stream(MODEL, CONTEXT):
             last[index] = event
@@ -1507,7 +1511,7 @@ def test_cancelling_half_of_many_streams_leaves_no_connection_open():
     async def main(fake: FakeMistral) -> list[Any]:
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=0)
         async with httpx.AsyncClient(limits=limits) as client:
-            adapter = MistralAdapter(api_key=KEY, base_url=fake.url, client=client)
+            adapter = AsyncMistralAdapter(api_key=KEY, base_url=fake.url, client=client)
             tasks = [asyncio.create_task(consume(adapter, index)) for index in range(50)]
             results = await asyncio.gather(*tasks, return_exceptions=True)
             await asyncio.to_thread(fake.wait_open_connections, 0, timeout=10)
@@ -1540,7 +1544,7 @@ def test_a_cancellation_pending_when_the_body_ends_does_not_leave_the_connection
     a task the caller's cancellation does not reach.
     """
 
-    async def consume(adapter: MistralAdapter) -> None:
+    async def consume(adapter: AsyncMistralAdapter) -> None:
         async for event in adapter.stream(MODEL, CONTEXT):
             if event.type == "start":
                 await asyncio.sleep(0.3)  # the rest of the body arrives meanwhile
@@ -1550,10 +1554,31 @@ def test_a_cancellation_pending_when_the_body_ends_does_not_leave_the_connection
     async def main(fake: FakeMistral) -> None:
         limits = httpx.Limits(max_keepalive_connections=0)
         async with httpx.AsyncClient(limits=limits) as client:
-            adapter = MistralAdapter(api_key=KEY, base_url=fake.url, client=client)
+            adapter = AsyncMistralAdapter(api_key=KEY, base_url=fake.url, client=client)
             with pytest.raises(asyncio.CancelledError):
                 await consume(adapter)
             await asyncio.to_thread(fake.wait_open_connections, 0, timeout=5)
 
     with FakeMistral(text_reply("Paris.")) as fake:
         asyncio.run(main(fake))
+
+
+def test_the_old_blocking_name_still_works_with_a_deprecation_warning():
+    import adapter
+
+    with pytest.warns(DeprecationWarning, match=r"MistralAdapterSync is deprecated since 0\.3\.0"):
+        old = adapter.MistralAdapterSync
+    assert old is MistralAdapter
+
+
+def test_the_blocking_adapter_refuses_async_use_naming_the_asyncio_one():
+    async def main() -> None:
+        async with MistralAdapter(api_key=KEY):
+            pass
+
+    with pytest.raises(TypeError, match=r"use adapter\.AsyncMistralAdapter"):
+        asyncio.run(main())
+    with pytest.raises(TypeError, match=r"httpx.AsyncClient goes with adapter.AsyncMistralAdapter"):
+        MistralAdapter(api_key=KEY, client=httpx.AsyncClient())
+    with pytest.raises(TypeError, match=r"httpx.Client goes with adapter.MistralAdapter"):
+        AsyncMistralAdapter(api_key=KEY, client=httpx.Client())

@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 from adapter import Context, StreamOptions
-from adapter._mistral.async_client import MistralAdapter
+from adapter._mistral.async_client import AsyncMistralAdapter
 from adapter._mistral.client import Limits, Settings, Timeouts
 from adapter._mistral.errors import partial_of
-from adapter._mistral.sync_client import MistralAdapterSync
+from adapter._mistral.sync_client import MistralAdapter
 from adapter.pi import TextContent, UserMessage
 from adapter.testing import (
     FakeMistral,
@@ -55,7 +55,7 @@ def run(flavour: str, url: str, *, never_raise: bool = False, **settings: Any) -
     settings.setdefault("api_key", KEY)
     if flavour == "sync":
         events: list[Any] = []
-        with MistralAdapterSync(base_url=url, **settings) as adapter:
+        with MistralAdapter(base_url=url, **settings) as adapter:
             try:
                 for event in adapter.stream(MODEL, CONTEXT, options):
                     events.append(event)  # noqa: PERF402 - keeps what came before an error
@@ -65,7 +65,7 @@ def run(flavour: str, url: str, *, never_raise: bool = False, **settings: Any) -
 
     async def main() -> Any:
         events: list[Any] = []
-        async with MistralAdapter(base_url=url, **settings) as adapter:
+        async with AsyncMistralAdapter(base_url=url, **settings) as adapter:
             try:
                 async for event in adapter.stream(MODEL, CONTEXT, options):
                     events.append(event)  # noqa: PERF401 - keeps what came before an error

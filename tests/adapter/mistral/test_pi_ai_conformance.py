@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from adapter import Context, StreamOptions, Tool
-from adapter._mistral.sync_client import MistralAdapterSync
+from adapter._mistral.sync_client import MistralAdapter
 from adapter.pi import AGENT_MESSAGE_ADAPTER, UserMessage
 from adapter.pi._context import ForcedTool
 from adapter.testing import Drop, FakeMistral, Reply, Stream
@@ -235,7 +235,7 @@ def run_ours(name: str) -> dict[str, Any]:
     events: list[Any] = []
     with FakeMistral(response(scenario.server), default=None) as fake:
         url = "http://127.0.0.1:9" if scenario.how == "refused" else fake.url
-        with MistralAdapterSync(api_key="test-key-not-real", base_url=url) as adapter:
+        with MistralAdapter(api_key="test-key-not-real", base_url=url) as adapter:
             stream = adapter.stream(scenario.model, scenario.context(), options)
             if scenario.how == "abort_before":
                 stream.close()

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapter import (
+    AsyncMistralAdapter,
     Context,
     MistralAdapter,
-    MistralAdapterSync,
     ResumeRefusal,
     StreamOptions,
     partial_of,
@@ -79,7 +79,7 @@ def run(
     settings.setdefault("resume", True)
     if flavour == "sync":
         events: list[Any] = []
-        with MistralAdapterSync(base_url=url, **settings) as adapter:
+        with MistralAdapter(base_url=url, **settings) as adapter:
             try:
                 for event in adapter.stream(MODEL, CONTEXT, options):
                     events.append(event)  # noqa: PERF402 - keeps what came before an error
@@ -89,7 +89,7 @@ def run(
 
     async def main() -> Outcome:
         events: list[Any] = []
-        async with MistralAdapter(base_url=url, **settings) as adapter:
+        async with AsyncMistralAdapter(base_url=url, **settings) as adapter:
             try:
                 async for event in adapter.stream(MODEL, CONTEXT, options):
                     events.append(event)  # noqa: PERF401 - keeps what came before an error
@@ -358,7 +358,7 @@ def test_never_raise_ends_with_the_spliced_done_or_the_refused_error(flavour):
 )
 def test_bad_resume_settings_fail_at_construction(settings, error, match):
     with pytest.raises(error, match=match):
-        MistralAdapterSync(api_key=KEY, **settings)
+        MistralAdapter(api_key=KEY, **settings)
 
 
 # --- the seam, pure ------------------------------------------------------------------

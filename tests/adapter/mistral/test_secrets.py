@@ -8,7 +8,7 @@ import pytest
 
 from adapter import Context, StreamOptions
 from adapter._mistral.secrets import MIN_SCRUBBED_KEY, Scrubber, clean_api_key
-from adapter._mistral.sync_client import MistralAdapterSync
+from adapter._mistral.sync_client import MistralAdapter
 from adapter.pi import UserMessage
 from llm_errors import ProviderError
 
@@ -103,7 +103,7 @@ def test_an_error_inside_a_chain_is_scrubbed_in_every_text_attribute():
 def test_a_key_that_cannot_travel_is_rejected_without_showing_it(key):
     """A key HTTP cannot carry fails at construction; the error does not quote it."""
     with pytest.raises(ValueError, match="api_key contains") as info:
-        MistralAdapterSync(api_key=key)
+        MistralAdapter(api_key=key)
     assert key not in repr(info.value)
     assert key[4:] not in str(info.value)
     assert clean_api_key(KEY) == KEY  # a real key's shape passes
@@ -130,7 +130,7 @@ def test_a_bad_key_from_the_environment_is_named_so(monkeypatch):
     """A key from ``MISTRAL_API_KEY`` with a space inside names the variable, not the key."""
     monkeypatch.setenv("MISTRAL_API_KEY", "from the env\n")
     with pytest.raises(ValueError, match=r"^MISTRAL_API_KEY contains whitespace") as info:
-        MistralAdapterSync()
+        MistralAdapter()
     assert "from" not in str(info.value)
 
 
@@ -146,7 +146,7 @@ def test_a_bad_key_from_the_environment_is_named_so(monkeypatch):
 def test_a_header_value_that_would_break_the_request_is_rejected_without_showing_it(value):
     """Caller headers with CR/LF/NUL (or that httpx cannot encode) fail at construction."""
     with pytest.raises(ValueError, match="X-Team") as info:
-        MistralAdapterSync(api_key="k", headers={"X-Team": value})
+        MistralAdapter(api_key="k", headers={"X-Team": value})
     assert "secret" not in str(info.value)
     assert info.value.__cause__ is None
 
@@ -163,13 +163,13 @@ def test_a_header_value_that_would_break_the_request_is_rejected_without_showing
 def test_a_header_name_that_is_not_a_token_is_rejected(name):
     """A caller header whose name is not an HTTP token fails at construction, not at send."""
     with pytest.raises(ValueError, match="not a valid HTTP token"):
-        MistralAdapterSync(api_key="k", headers={name: "value"})
+        MistralAdapter(api_key="k", headers={name: "value"})
 
 
 def test_a_session_id_with_crlf_is_rejected_when_the_call_is_built():
     """``session_id`` travels as a header: CR/LF in it fails at ``stream()``, value unseen."""
     context = Context(messages=[UserMessage(content="hi", timestamp=1)])
-    with MistralAdapterSync(api_key="k") as adapter, pytest.raises(ValueError) as info:
+    with MistralAdapter(api_key="k") as adapter, pytest.raises(ValueError) as info:
         adapter.stream("mistral-small-latest", context, StreamOptions(session_id="s\r\nX: 1"))
     assert "X: 1" not in str(info.value)
 
@@ -177,11 +177,11 @@ def test_a_session_id_with_crlf_is_rejected_when_the_call_is_built():
 def test_credentials_in_the_base_url_are_never_shown():
     """A proxy URL's ``user:password@`` shows as ``***@`` in the repr and in base_url errors."""
     secret = "pr0xy-s3cret-value"
-    with MistralAdapterSync(api_key="k", base_url=f"http://me:{secret}@127.0.0.1:8080") as adapter:
+    with MistralAdapter(api_key="k", base_url=f"http://me:{secret}@127.0.0.1:8080") as adapter:
         assert secret not in repr(adapter)
         assert "http://***@127.0.0.1:8080" in repr(adapter)
     for bad in (f"ftp://me:{secret}@example.com", f"https://me:{secret}@[::1"):
         with pytest.raises(ValueError, match="base_url") as raised:
-            MistralAdapterSync(api_key="k", base_url=bad)
+            MistralAdapter(api_key="k", base_url=bad)
         assert secret not in str(raised.value)
         assert "***@" in str(raised.value)

@@ -13,10 +13,10 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from adapter import Context, StreamOptions
 from adapter._mistral import telemetry
-from adapter._mistral.async_client import MistralAdapter
+from adapter._mistral.async_client import AsyncMistralAdapter
 from adapter._mistral.client import Settings
 from adapter._mistral.stream import start
-from adapter._mistral.sync_client import MistralAdapterSync
+from adapter._mistral.sync_client import MistralAdapter
 from adapter.pi import UserMessage
 from adapter.testing import (
     Drop,
@@ -99,11 +99,11 @@ def complete(fake, *, use_async, options=None, retry=None):
     if use_async:
 
         async def main():
-            async with MistralAdapter(api_key=KEY, base_url=fake.url, retry=retry) as mistral:
+            async with AsyncMistralAdapter(api_key=KEY, base_url=fake.url, retry=retry) as mistral:
                 return await mistral.complete(MODEL, CONTEXT, options)
 
         return asyncio.run(main())
-    with MistralAdapterSync(api_key=KEY, base_url=fake.url, retry=retry) as mistral:
+    with MistralAdapter(api_key=KEY, base_url=fake.url, retry=retry) as mistral:
         return mistral.complete(MODEL, CONTEXT, options)
 
 
@@ -254,7 +254,7 @@ def test_closing_early_is_aborted_and_closing_after_done_is_not(otel):
     exporter = otel.exporter
     with (
         FakeMistral(reply(), reply(), default=None) as fake,
-        MistralAdapterSync(api_key=KEY, base_url=fake.url) as mistral,
+        MistralAdapter(api_key=KEY, base_url=fake.url) as mistral,
     ):
         with contextlib.closing(mistral.stream(MODEL, CONTEXT)) as events:
             for event in events:
@@ -280,7 +280,7 @@ def test_async_cancellation_ends_the_span(otel):
 
     async def main(url):
         task = asyncio.current_task()
-        async with MistralAdapter(api_key=KEY, base_url=url) as mistral:
+        async with AsyncMistralAdapter(api_key=KEY, base_url=url) as mistral:
             async for event in mistral.stream(MODEL, CONTEXT):
                 if event.type == "text_delta":  # cancelled while the next read waits
                     asyncio.get_running_loop().call_later(0.05, task.cancel)
@@ -327,7 +327,7 @@ def test_content_capture_is_opt_in_and_redacted(otel, monkeypatch):
     )
     with (
         FakeMistral(reply(), default=None) as fake,
-        MistralAdapterSync(api_key=KEY, base_url=fake.url) as mistral,
+        MistralAdapter(api_key=KEY, base_url=fake.url) as mistral,
     ):
         mistral.complete(MODEL, leaky)
     (span,) = exporter.get_finished_spans()
@@ -408,7 +408,7 @@ def test_without_opentelemetry_nothing_is_imported_or_wrapped(without_extras):
     script = without_extras + textwrap.dedent(
         f"""
         import asyncio
-        from adapter import Context, MistralAdapter, MistralAdapterSync
+        from adapter import Context, AsyncMistralAdapter, MistralAdapter
         from adapter._mistral import telemetry
         from adapter.pi import UserMessage
         from adapter.testing import FakeMistral, Reply, text_reply
@@ -420,7 +420,7 @@ def test_without_opentelemetry_nothing_is_imported_or_wrapped(without_extras):
                  "connection termination")
         with instant_retries(), FakeMistral(Reply(503, envoy), text_reply("a"),
                                             text_reply("b")) as fake:
-            with MistralAdapterSync(api_key="k", base_url=fake.url,
+            with MistralAdapter(api_key="k", base_url=fake.url,
                                     retry=RetryPolicy(on_retry=None)) as mistral:
                 assert mistral.complete("{MODEL}", context).content[0].text == "a"
                 events = mistral._attempts(mistral._settings.prepare("{MODEL}", context, None))
@@ -428,7 +428,7 @@ def test_without_opentelemetry_nothing_is_imported_or_wrapped(without_extras):
                 events.close()
 
             async def main():
-                async with MistralAdapter(api_key="k", base_url=fake.url) as mistral:
+                async with AsyncMistralAdapter(api_key="k", base_url=fake.url) as mistral:
                     return await mistral.complete("{MODEL}", context)
 
             assert asyncio.run(main()).content[0].text == "b"
@@ -619,7 +619,7 @@ def test_a_stream_that_fails_after_its_first_event(otel):
     cut = Stream([role_chunk(), text_chunk("Hel"), Drop()])
     with (
         FakeMistral(cut, default=None) as fake,
-        MistralAdapterSync(api_key=KEY, base_url=fake.url, retry=RetryPolicy(on_retry=None)) as m,
+        MistralAdapter(api_key=KEY, base_url=fake.url, retry=RetryPolicy(on_retry=None)) as m,
         tracer.start_as_current_span("caller"),
         pytest.raises(TransportError),
     ):
