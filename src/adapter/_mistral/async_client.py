@@ -211,7 +211,11 @@ class AsyncMistralAdapter(Shell[httpx.AsyncClient]):
             raise
         finally:
             if response is not None:
-                await _close(response)
+                try:
+                    await _close(response)
+                except ABORTS as reason:  # cancelled while closing, after an error too
+                    call.abort(reason)
+                    raise
 
 
 async def _close(response: httpx.Response) -> None:

@@ -840,10 +840,15 @@ class StreamCall:
         The error is not raised (``reason`` goes on propagating, as asyncio requires
         for cancellation); the aborted message is attached to ``reason`` too, so
         :func:`~adapter._mistral.errors.partial_of` finds it on the ``CancelledError``.
+        A stream that had already ended (``done``, or an error whose response was
+        being closed) is left as it ended, and that message is attached.
         """
         state = self.state
-        if state is None or state.ended:
-            return  # already done (e.g. closed while reading past [DONE]) or failed
+        if state is None:
+            return
+        if state.ended:  # done, or failed and closing: the message as it ended
+            vars(reason)["partial"] = state.message
+            return
         how = {
             GeneratorExit: "the caller closed the stream",
             KeyboardInterrupt: "interrupted (KeyboardInterrupt)",

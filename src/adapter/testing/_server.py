@@ -396,6 +396,22 @@ class FakeMistral:
             self._queue.extend(scenarios)
 
     @property
+    def default(self) -> Scenario | None:
+        """What answers a request when the queue is empty (``None``: an unscripted 500)."""
+        with self._lock:
+            return self._default
+
+    @default.setter
+    def default(self, scenario: Scenario | None) -> None:
+        """Switch the answer while the server runs: an outage that starts or heals.
+
+        .. versionadded:: 0.3.0
+        """
+        self._check(() if scenario is None else (scenario,))
+        with self._lock:
+            self._default = scenario
+
+    @property
     def pending(self) -> int:
         """How many queued scenarios no request has taken yet."""
         with self._lock:

@@ -1582,3 +1582,27 @@ def test_the_blocking_adapter_refuses_async_use_naming_the_asyncio_one():
         MistralAdapter(api_key=KEY, client=httpx.AsyncClient())
     with pytest.raises(TypeError, match=r"httpx.Client goes with adapter.MistralAdapter"):
         AsyncMistralAdapter(api_key=KEY, client=httpx.Client())
+
+
+def test_a_cancellation_while_closing_after_an_error_still_carries_the_partial():
+    """Cancelled in the response hook: it lands in the error path's close, or sooner."""
+
+    async def cancel(response: httpx.Response) -> None:
+        asyncio.current_task().cancel()  # type: ignore[union-attr]
+
+    async def main(fake: FakeMistral) -> BaseException:
+        limits = httpx.Limits(max_keepalive_connections=0)  # a closed response hangs up
+        hooks = {"response": [cancel]}
+        async with httpx.AsyncClient(limits=limits, event_hooks=hooks) as client:
+            adapter = AsyncMistralAdapter(api_key=KEY, base_url=fake.url, client=client)
+            with pytest.raises(asyncio.CancelledError) as info:
+                await adapter.complete(MODEL, CONTEXT)
+            await asyncio.to_thread(fake.wait_open_connections, 0)
+            return info.value
+
+    for _ in range(10):  # where it lands varies; each landing must keep the message
+        with FakeMistral(Reply(500, error_object("Internal server error"))) as fake:
+            cancelled = asyncio.run(main(fake))
+        partial = partial_of(cancelled)
+        assert partial is not None
+        assert partial.stopReason in {"error", "aborted"}

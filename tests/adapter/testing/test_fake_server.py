@@ -1165,3 +1165,14 @@ def test_docs_examples_run():
     assert len(blocks) == 5
     for block in blocks:
         exec(compile(block, str(docs), "exec"), {})  # noqa: S102  -- our own docs
+
+
+def test_the_default_answer_can_be_switched_while_serving():
+    """An outage that starts and heals: ``fake.default`` is read per request."""
+    with FakeMistral(default=Reply(503)) as fake:
+        assert fake.default == Reply(503)
+        assert httpx.post(fake.chat_url, json={}).status_code == 503
+        fake.default = Reply(200, {"ok": True})
+        assert httpx.post(fake.chat_url, json={}).json() == {"ok": True}
+        with pytest.raises(TypeError, match="scenario must be"):
+            fake.default = "nope"  # type: ignore[assignment]
