@@ -349,38 +349,12 @@ def map_chunk(
     choices = chunk.choices
     if not choices:
         return []
-    if len(choices) == 1 and (events := _continue_text(state, choices[0])) is not None:
-        return events
     for choice in choices:
         _check_choice(state, choice, now)
-    events = []
+    events: list[AssistantMessageEvent] = []
     for choice in choices:
         _map_choice(state, choice, now, events)
     return events
-
-
-def _continue_text(
-    state: StreamState, choice: CompletionResponseStreamChoice
-) -> list[AssistantMessageEvent] | None:
-    """The hot path of :func:`map_chunk`: a string continuing the open text block.
-
-    The same result as the general path, with a fraction of its checks
-    (``bench/stream.py``, "where the time goes"); ``None`` for any other choice.
-    """
-    delta = choice.delta
-    content = delta.content
-    block = state.open_block
-    if (
-        content.__class__ is str
-        and content
-        and block.__class__ is TextContent
-        and choice.index == 0
-        and delta.tool_calls is None
-        and choice.finish_reason is None
-    ):
-        _append(block, "text", content)
-        return [text_delta_event(state.open_index, content, state.message)]
-    return None
 
 
 def _check_choice(state: StreamState, choice: CompletionResponseStreamChoice, now: float) -> None:
