@@ -21,6 +21,7 @@ from adapter._mistral.client import MAX_RESUMES, Limits, MissingApiKeyError, Tim
 from adapter._mistral.errors import UnmappableChunkError, partial_of
 from adapter._mistral.request import InvalidTranscriptError, UnsupportedContentError
 from adapter._mistral.resume import ResumeRefusal, resume_refusal
+from adapter._mistral.streams import AsyncMessageStream, MessageStream
 from adapter._mistral.sync_client import MistralAdapter
 from adapter.pi._context import (
     Context,
@@ -35,12 +36,14 @@ from llm_errors._version import module_attribute as _module_attribute
 __all__ = [
     "CATALOG_DATE",
     "MAX_RESUMES",
+    "AsyncMessageStream",
     "AsyncMistralAdapter",
     "Context",
     "ForcedTool",
     "InvalidTranscriptError",
     "JsonSchemaFormat",
     "Limits",
+    "MessageStream",
     "MissingApiKeyError",
     "MistralAdapter",
     "ResumeRefusal",

@@ -8,8 +8,10 @@ from collections.abc import AsyncGenerator, Generator
 from typing import assert_type
 
 from adapter import (
+    AsyncMessageStream,
     AsyncMistralAdapter,
     Context,
+    MessageStream,
     MistralAdapter,
     StreamOptions,
     Timeouts,
@@ -59,9 +61,10 @@ StreamOptions(temperature="hot")  # type: ignore[arg-type]
 sync_adapter = MistralAdapter(
     api_key="k", timeouts=Timeouts(connect=5.0, read=30.0), retry=RetryPolicy()
 )
-assert_type(
-    sync_adapter.stream(model, context, options), Generator[AssistantMessageEvent, None, None]
-)
+sync_stream = sync_adapter.stream(model, context, options)
+assert_type(sync_stream, MessageStream)
+as_generator: Generator[AssistantMessageEvent, None, None] = sync_stream  # still a generator
+assert_type(sync_stream.message, AssistantMessage | None)
 assert_type(sync_adapter.complete("mistral-small-latest", context), AssistantMessage)
 for event in sync_adapter.stream(model, context):
     if event.type == "text_delta":
@@ -72,7 +75,10 @@ async def use_async() -> None:
     """The asyncio twin has the same surface."""
     async with AsyncMistralAdapter(api_key="k") as mistral:
         events = mistral.stream(model, context)
-        assert_type(events, AsyncGenerator[AssistantMessageEvent, None])
+        assert_type(events, AsyncMessageStream)
+        as_async: AsyncGenerator[AssistantMessageEvent, None] = events  # an async generator
+        assert_type(as_async, AsyncGenerator[AssistantMessageEvent, None])
+        assert_type(events.message, AssistantMessage | None)
         async for _event in events:
             pass
         assert_type(await mistral.complete(model, context), AssistantMessage)

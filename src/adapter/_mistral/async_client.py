@@ -44,6 +44,7 @@ from adapter._mistral.client import (
 )
 from adapter._mistral.resume import ResumeRefusal, attach_refusal
 from adapter._mistral.shell import Shell
+from adapter._mistral.streams import AsyncMessageStream
 from adapter._mistral.telemetry import trace_async
 from adapter.pi._context import Context, StreamOptions
 from adapter.pi._events import AssistantMessageEvent
@@ -88,7 +89,7 @@ class AsyncMistralAdapter(Shell[httpx.AsyncClient]):
 
     def stream(
         self, model: ModelRef, context: Context, options: StreamOptions | None = None
-    ) -> Events:
+    ) -> AsyncMessageStream:
         """Stream one reply: ``start``, the block events, then ``done`` (or ``error``).
 
         See :meth:`MistralAdapter.stream <adapter.MistralAdapter.stream>`;
@@ -99,7 +100,9 @@ class AsyncMistralAdapter(Shell[httpx.AsyncClient]):
         """
         call = self._settings.prepare(model, context, options)
         events = trace_async(self._events(call), call, model, options)
-        return self._never_raise(call, events) if call.never_raise else events
+        return AsyncMessageStream(
+            self._never_raise(call, events) if call.never_raise else events, call
+        )
 
     async def complete(
         self, model: ModelRef, context: Context, options: StreamOptions | None = None
@@ -211,11 +214,7 @@ class AsyncMistralAdapter(Shell[httpx.AsyncClient]):
             raise
         finally:
             if response is not None:
-                try:
-                    await _close(response)
-                except ABORTS as reason:  # cancelled while closing, after an error too
-                    call.abort(reason)
-                    raise
+                await _close(response)
 
 
 async def _close(response: httpx.Response) -> None:

@@ -49,7 +49,6 @@ from adapter._mistral.errors import (
     error_from_response,
     is_error_object,
     loads_or_none,
-    partial_of,
 )
 from adapter._mistral.request import chat_completions_url, request_headers, to_wire
 from adapter._mistral.resume import (
@@ -838,22 +837,21 @@ class StreamCall:
         """The stream was closed, cancelled or interrupted: mark the message ``aborted``.
 
         The error is not raised (``reason`` goes on propagating, as asyncio requires
-        for cancellation); the aborted message is attached to ``reason`` too, so
-        :func:`~adapter._mistral.errors.partial_of` finds it on the ``CancelledError``.
-        A stream that had already ended (``done``, or an error whose response was
-        being closed) is left as it ended, and that message is attached.
+        for cancellation) and nothing is written into ``reason``: the message stays on
+        this call, where the stream object (``MessageStream.message``) and the events
+        the caller holds show it. A stream that had already ended (``done``, or an
+        error whose response was being closed) is left as it ended.
         """
         state = self.state
         if state is None:
             return
-        if state.ended:  # done, or failed and closing: the message as it ended
-            vars(reason)["partial"] = state.message
+        if state.ended:  # done, or failed and closing: left as it ended
             return
         how = {
             GeneratorExit: "the caller closed the stream",
             KeyboardInterrupt: "interrupted (KeyboardInterrupt)",
         }.get(type(reason), "the call was cancelled")
-        error = self._failed(
+        self._failed(
             AbortedError(
                 f"Mistral stream aborted {self._where()}: {how}",
                 provider=PROVIDER,
@@ -861,7 +859,6 @@ class StreamCall:
                 rule="adapter.aborted",
             )
         )
-        vars(reason)["partial"] = partial_of(error)
 
     def error_event(self, error: LlmError) -> AssistantErrorEvent:
         """The final ``error`` event for ``error`` (``never_raise``)."""

@@ -30,6 +30,7 @@ from adapter._mistral.client import (
 )
 from adapter._mistral.resume import ResumeRefusal, attach_refusal
 from adapter._mistral.shell import Shell
+from adapter._mistral.streams import MessageStream
 from adapter._mistral.telemetry import trace_sync
 from adapter.pi._context import Context, StreamOptions
 from adapter.pi._events import AssistantMessageEvent
@@ -98,7 +99,7 @@ class MistralAdapter(Shell[httpx.Client]):
 
     def stream(
         self, model: ModelRef, context: Context, options: StreamOptions | None = None
-    ) -> Events:
+    ) -> MessageStream:
         """Stream one reply: ``start``, the block events, then ``done`` (or ``error``).
 
         The request is built before this returns, so a bad ``model``, ``context`` or
@@ -113,7 +114,7 @@ class MistralAdapter(Shell[httpx.Client]):
         """
         call = self._settings.prepare(model, context, options)
         events = trace_sync(self._events(call), call, model, options)
-        return self._never_raise(call, events) if call.never_raise else events
+        return MessageStream(self._never_raise(call, events) if call.never_raise else events, call)
 
     def complete(
         self, model: ModelRef, context: Context, options: StreamOptions | None = None

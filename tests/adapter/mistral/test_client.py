@@ -1126,13 +1126,14 @@ def test_a_failed_stream_closes_its_response_while_the_error_is_held(flavour):
 def test_async_cancellation_propagates_and_releases():
     """A cancelled consumer gets ``CancelledError``; the message is aborted, the socket freed."""
 
-    async def main(fake: FakeMistral) -> tuple[list[Any], BaseException]:
+    async def main(fake: FakeMistral) -> tuple[list[Any], BaseException, Any]:
         seen: list[Any] = []
         got_text = asyncio.Event()
         async with AsyncMistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+            stream = adapter.stream(MODEL, CONTEXT)
 
             async def consume() -> None:
-                async for event in adapter.stream(MODEL, CONTEXT):
+                async for event in stream:
                     seen.append(event)
                     if event.type == "text_delta":
                         got_text.set()
@@ -1143,12 +1144,13 @@ def test_async_cancellation_propagates_and_releases():
             with pytest.raises(asyncio.CancelledError) as info:
                 await task
             await asyncio.to_thread(fake.wait_open_connections, 0)
-        return seen, info.value
+        return seen, info.value, stream.message
 
     stalled = Stream([role_chunk(), text_chunk("Hi"), Pause(10), finish_chunk()])
     with FakeMistral(stalled, default=None) as fake:
-        seen, cancelled = asyncio.run(main(fake))
-    partial = partial_of(cancelled)
+        seen, cancelled, partial = asyncio.run(main(fake))
+    assert "partial" not in vars(cancelled)  # the caller's exception is left alone
+    assert partial_of(cancelled) is None
     assert partial is seen[0].partial
     assert partial.stopReason == "aborted"
     assert partial.content == [TextContent(text="Hi")]
@@ -1584,25 +1586,71 @@ def test_the_blocking_adapter_refuses_async_use_naming_the_asyncio_one():
         AsyncMistralAdapter(api_key=KEY, client=httpx.Client())
 
 
-def test_a_cancellation_while_closing_after_an_error_still_carries_the_partial():
-    """Cancelled in the response hook: it lands in the error path's close, or sooner."""
+def test_a_cancellation_while_closing_after_an_error_leaves_the_message_on_the_stream():
+    """Cancelled in the response hook: it lands in the error path's close, or sooner.
+
+    Either way the stream's message has ended (``error`` or ``aborted``): never a
+    message still marked as streaming.
+    """
 
     async def cancel(response: httpx.Response) -> None:
         asyncio.current_task().cancel()  # type: ignore[union-attr]
 
-    async def main(fake: FakeMistral) -> BaseException:
+    async def main(fake: FakeMistral) -> Any:
         limits = httpx.Limits(max_keepalive_connections=0)  # a closed response hangs up
         hooks = {"response": [cancel]}
         async with httpx.AsyncClient(limits=limits, event_hooks=hooks) as client:
             adapter = AsyncMistralAdapter(api_key=KEY, base_url=fake.url, client=client)
-            with pytest.raises(asyncio.CancelledError) as info:
-                await adapter.complete(MODEL, CONTEXT)
+            stream = adapter.stream(MODEL, CONTEXT)
+            with pytest.raises(asyncio.CancelledError):
+                async for _ in stream:
+                    pass
             await asyncio.to_thread(fake.wait_open_connections, 0)
-            return info.value
+            return stream.message
 
-    for _ in range(10):  # where it lands varies; each landing must keep the message
+    for _ in range(10):  # where it lands varies; each landing must leave the message
         with FakeMistral(Reply(500, error_object("Internal server error"))) as fake:
-            cancelled = asyncio.run(main(fake))
-        partial = partial_of(cancelled)
+            partial = asyncio.run(main(fake))
         assert partial is not None
         assert partial.stopReason in {"error", "aborted"}
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_the_stream_object_holds_the_message_the_events_build(flavour):
+    """``stream.message``: ``None`` before the request, the live message after."""
+    with FakeMistral(text_reply("Hel", "lo")) as fake:
+        if flavour == "sync":
+            with MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+                stream = adapter.stream(MODEL, CONTEXT)
+                assert stream.message is None
+                events = list(stream)
+        else:
+
+            async def main() -> tuple[Any, list[Any]]:
+                async with AsyncMistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+                    stream = adapter.stream(MODEL, CONTEXT)
+                    assert stream.message is None
+                    return stream, [event async for event in stream]
+
+            stream, events = asyncio.run(main())
+    assert stream.message is events[-1].message
+    assert stream.message.content == [TextContent(text="Hello")]
+
+
+def test_an_interrupt_thrown_into_the_stream_aborts_its_message_only():
+    """``KeyboardInterrupt`` propagates as it is; the message, aborted, is the stream's."""
+    stalled = Stream([role_chunk(), text_chunk("Hi"), Pause(10), finish_chunk()])
+    with FakeMistral(stalled) as fake, MistralAdapter(api_key=KEY, base_url=fake.url) as adapter:
+        stream = adapter.stream(MODEL, CONTEXT)
+        assert [next(stream).type, next(stream).type, next(stream).type] == [
+            "start",
+            "text_start",
+            "text_delta",
+        ]
+        interrupt = KeyboardInterrupt()
+        with pytest.raises(KeyboardInterrupt) as info:
+            stream.throw(interrupt)
+        assert info.value is interrupt
+        assert vars(interrupt) == {}
+        assert stream.message.stopReason == "aborted"
+        assert stream.message.content == [TextContent(text="Hi")]
