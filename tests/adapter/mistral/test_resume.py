@@ -15,6 +15,7 @@ from adapter import (
     MistralAdapter,
     ResumeRefusal,
     StreamOptions,
+    Timeouts,
     partial_of,
     resume_refusal,
 )
@@ -24,6 +25,7 @@ from adapter.testing import (
     CutStream,
     Drop,
     FakeMistral,
+    Pause,
     Reply,
     Script,
     Stream,
@@ -224,6 +226,19 @@ def test_a_cut_inside_a_tool_call_is_not_resumed(flavour):
     assert resume_refusal(outcome.error) is ResumeRefusal.TOOL_CALL
     assert "not resumed: tool_call" in outcome.error.__notes__
     assert outcome.text() == "Let me look."
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_a_stalled_stream_is_resumed_after_its_read_timeout(flavour):
+    """A ``TIMEOUT`` cut (no data for ``timeouts.read``) is continued like a dropped one."""
+    stalled = Stream([role_chunk(), text_chunk("Hello"), Pause(10), finish_chunk()])
+    rest = Stream([role_chunk(), text_chunk("Hello, world"), finish_chunk()])
+    with FakeMistral(stalled, rest) as fake:
+        outcome = run(flavour, fake.url, timeouts=Timeouts(read=0.5))
+        assert len(fake.requests) == 2
+    assert outcome.error is None
+    assert outcome.text() == "Hello, world"
+    check_one_message(outcome)
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
