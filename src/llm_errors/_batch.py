@@ -48,6 +48,8 @@ class ClassificationColumns:
         status: The HTTP status the text states, or ``None``.
         rule: The id of the deciding rule (``"fallback"`` when none matched).
         layer: The kind of evidence that decided.
+        resets_at: When the limit resets, as epoch seconds, where the text states
+            that instant, or ``None``.
 
     Raises:
         ValueError: The columns are not all of the same length.
@@ -61,6 +63,7 @@ class ClassificationColumns:
     status: tuple[int | None, ...]
     rule: tuple[str, ...]
     layer: tuple[Layer, ...]
+    resets_at: tuple[float | None, ...]
 
     def __post_init__(self) -> None:
         lengths = {name: len(getattr(self, name)) for name in _COLUMNS}
@@ -86,6 +89,7 @@ class ClassificationColumns:
             "status": list(self.status),
             "rule": list(self.rule),
             "layer": [layer.value for layer in self.layer],
+            "resets_at": list(self.resets_at),
         }
 
 
@@ -137,4 +141,5 @@ def classify_many(
         status=tuple([verdict.status for verdict in verdicts]),
         rule=tuple([verdict.rule for verdict in verdicts]),
         layer=tuple([verdict.layer for verdict in verdicts]),
+        resets_at=tuple([verdict.resets_at for verdict in verdicts]),
     )

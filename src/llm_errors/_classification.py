@@ -42,6 +42,12 @@ class Classification:
         rule: The id of the rule that decided (``"fallback"`` when none did;
             ``"words.<CODE>"`` when the words layer did).
         layer: The kind of evidence that decided.
+        resets_at: When the limit resets, as epoch seconds, where the evidence of a
+            rate limit or a quota states an instant (a ``resets_at`` field, "resets at
+            2026-09-01T00:00:00Z", our own error's ``resets_at``). A stated duration
+            is ``retry_after``'s; nothing here depends on the current time.
+
+    .. versionchanged:: 0.3.0 ``resets_at``.
     """
 
     code: ErrorCode
@@ -50,3 +56,4 @@ class Classification:
     status: int | None = None
     rule: str = "fallback"
     layer: Layer = Layer.FALLBACK
+    resets_at: float | None = None

@@ -45,7 +45,12 @@ from llm_errors._evidence import (
 )
 from llm_errors._match.matcher import TextMatch, TextMatcher
 from llm_errors._redact import redact
-from llm_errors._retry_after import parse_retry_after, retry_after_from_text, retry_after_in_text
+from llm_errors._retry_after import (
+    parse_retry_after,
+    reset_time_from_text,
+    retry_after_from_text,
+    retry_after_in_text,
+)
 from llm_errors._rules.builtin import RULES
 from llm_errors._rules.exceptions import ExceptionRule, lookup_errno, lookup_exception
 from llm_errors._rules.rule import Rule
@@ -150,6 +155,7 @@ class _Decision:
     status: int | None = None
     retry_after: float | None = None
     matched: str | None = None
+    resets_at: float | None = None
 
 
 def _long_reset(code: ErrorCode, rule_id: str, retry_after: float | None) -> tuple[ErrorCode, str]:
@@ -172,6 +178,7 @@ def _typed(node: LlmError) -> _Decision:
         status=node.status,
         retry_after=node.retry_after,
         matched=type(node).__name__,
+        resets_at=node.resets_at,
     )
 
 
@@ -379,13 +386,18 @@ class Classifier:
             return None
         decision = _Decision(verdict.code, f"words.{verdict.code}", Layer.WORDS)
         finished = self._finish(
-            decision, text=text, headers=(), hints=(), status=status_from_text(text)
+            decision, text=text, headers=(), hints=(), resets=(), status=status_from_text(text)
         )
         return finished, verdict
 
     def _classification(self, decision: _Decision) -> Classification:
         return self._verdict(
-            decision.code, decision.rule, decision.layer, decision.status, decision.retry_after
+            decision.code,
+            decision.rule,
+            decision.layer,
+            decision.status,
+            decision.retry_after,
+            resets_at=decision.resets_at,
         )
 
     def _new_verdict(
@@ -395,6 +407,8 @@ class Classifier:
         layer: Layer,
         status: int | None,
         retry_after: float | None,
+        *,
+        resets_at: float | None = None,
     ) -> Classification:
         return Classification(
             code=code,
@@ -403,18 +417,28 @@ class Classifier:
             status=status,
             rule=rule,
             layer=layer,
+            resets_at=resets_at,
         )
 
     def _text_verdict(self, text: str, found: TextMatch) -> Classification:
-        # A text verdict depends on (rule, stated status, stated wait) only.
-        return self._text_verdict_for(found.index, found.status, self._stated_wait(text, found))
+        # A text verdict depends on (rule, stated status, stated wait, stated reset) only.
+        return self._text_verdict_for(
+            found.index,
+            found.status,
+            self._stated_wait(text, found),
+            self._stated_reset(text, found),
+        )
 
     def _new_text_verdict(
-        self, index: int, status: int | None, retry_after: float | None
+        self,
+        index: int,
+        status: int | None,
+        retry_after: float | None,
+        resets_at: float | None = None,
     ) -> Classification:
         rule = self.rules[index]
         code, rule_id = _long_reset(rule.code, rule.id, retry_after)
-        return self._verdict(code, rule_id, Layer.TEXT, status, retry_after)
+        return self._verdict(code, rule_id, Layer.TEXT, status, retry_after, resets_at=resets_at)
 
     def _stated_wait(self, text: str, found: TextMatch) -> float | None:
         """The wait ``text`` asks for: a header written in it, or for a rate limit or quota a hint.
@@ -427,6 +451,10 @@ class Classifier:
         if header is not None or found.index not in self._waits:
             return header
         return retry_after_from_text(text)
+
+    def _stated_reset(self, text: str, found: TextMatch) -> float | None:
+        """The reset instant ``text`` states, where its rule says the provider throttles."""
+        return reset_time_from_text(text) if found.index in self._waits else None
 
     def _describe(self, rule_id: str) -> tuple[str, str | None, str | None]:
         rule = self._by_id.get(rule_id)
@@ -466,15 +494,22 @@ class Classifier:
                 gather_mapping(parsed, evidence)
                 return self._resolve(evidence)
         found = self._matcher.match(text)
-        return (
-            None if found is None else self._from_text_match(found, self._stated_wait(text, found))
-        )
+        return None if found is None else self._from_text_match(text, found)
 
-    def _from_text_match(self, found: TextMatch, retry_after: float | None) -> _Decision:
+    def _from_text_match(self, text: str, found: TextMatch) -> _Decision:
         # The text-only case of ``_finish``, kept lean: it runs for every new text verdict.
         rule = self.rules[found.index]
+        retry_after = self._stated_wait(text, found)
         code, rule_id = _long_reset(rule.code, rule.id, retry_after)
-        return _Decision(code, rule_id, Layer.TEXT, found.status, retry_after, found.matched)
+        return _Decision(
+            code,
+            rule_id,
+            Layer.TEXT,
+            found.status,
+            retry_after,
+            found.matched,
+            self._stated_reset(text, found),
+        )
 
     def _from_exception(self, exc: BaseException) -> _Decision | None:
         # The final exception and its explicit causes first; implicit contexts (an earlier,
@@ -539,6 +574,7 @@ class Classifier:
             text=None,
             headers=evidence.headers,
             hints=evidence.retry_hints,
+            resets=evidence.reset_times,
             status=evidence.statuses[0] if evidence.statuses else None,
         )
 
@@ -585,6 +621,7 @@ class Classifier:
             text=text,
             headers=evidence.headers,
             hints=evidence.retry_hints,
+            resets=evidence.reset_times,
             status=error_status if error_status is not None else status_from_text(text),
         )
 
@@ -595,6 +632,7 @@ class Classifier:
         text: str | None,
         headers: Iterable[Mapping[str, str]],
         hints: Iterable[float],
+        resets: Iterable[float],
         status: int | None,
     ) -> _Decision:
         retry_after: float | None = None
@@ -609,7 +647,14 @@ class Classifier:
         if retry_after is None and text and decision.code in _WAIT_HINT_CODES:
             retry_after = retry_after_from_text(text)
         code, rule = _long_reset(decision.code, decision.rule, retry_after)
-        return _Decision(code, rule, decision.layer, status, retry_after, decision.matched)
+        resets_at: float | None = None
+        if code in _WAIT_HINT_CODES:
+            resets_at = next(iter(resets), None)
+            if resets_at is None and text:
+                resets_at = reset_time_from_text(text)
+        return _Decision(
+            code, rule, decision.layer, status, retry_after, decision.matched, resets_at
+        )
 
 
 @functools.cache

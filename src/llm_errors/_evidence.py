@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from llm_errors._retry_after import parse_duration
+from llm_errors._retry_after import parse_duration, parse_reset_time
 from llm_errors._rules.exceptions import qualified_names
 
 __all__ = [
@@ -87,6 +87,10 @@ _TEXT_KEYS: Final = frozenset(
 _TEXT_KEY_PARTS: Final = ("error", "err", "message", "msg", "exception", "reason", "detail")
 _HEADER_KEYS: Final = frozenset({"headers", "responseheaders"})
 _RETRY_KEYS: Final = frozenset({"retryafter", "retryafterms", "retrydelay"})
+#: Fields that state when a limit resets (OpenAI's usage-limit body: ``"resets_at"``;
+#: Google Cloud Code's ``"quotaResetTimeStamp"``, liuw1535/antigravity2api-nodejs#44).
+_RESET_KEYS: Final = frozenset({"resetsat", "resetat", "quotaresettimestamp"})
+_TIME_KEYS: Final = _RETRY_KEYS | _RESET_KEYS
 
 
 @dataclass
@@ -98,6 +102,7 @@ class Evidence:
     texts: list[str] = field(default_factory=list)
     headers: list[Mapping[str, str]] = field(default_factory=list)
     retry_hints: list[float] = field(default_factory=list)
+    reset_times: list[float] = field(default_factory=list)
     _text_size: int = 0
     _values: int = 0
 
@@ -174,6 +179,16 @@ def _retry_hint(key: str, value: object, evidence: Evidence) -> None:
         evidence.retry_hints.append(seconds)
 
 
+def _time_hint(key: str, value: object, evidence: Evidence) -> None:
+    """A wait (``retry_after``...) or a reset instant (``resets_at``...) from a field."""
+    if key in _RETRY_KEYS:
+        _retry_hint(key, value, evidence)
+        return
+    reset = parse_reset_time(value)
+    if reset is not None:
+        evidence.reset_times.append(reset)
+
+
 def _string_value(key: str, value: str, evidence: Evidence, depth: int) -> None:
     if key in _STATUS_KEYS and evidence.add_status(value):
         return
@@ -194,8 +209,8 @@ def _gather_value(key: str, value: object, evidence: Evidence, depth: int) -> No
     evidence._values += 1  # noqa: SLF001 - the evidence's own bound
     if depth > _MAX_DEPTH or evidence._values > MAX_VALUES:  # noqa: SLF001
         return
-    if key in _RETRY_KEYS:
-        _retry_hint(key, value, evidence)
+    if key in _TIME_KEYS:
+        _time_hint(key, value, evidence)
         return
     if isinstance(value, Mapping):
         if key in _HEADER_KEYS:
@@ -214,7 +229,7 @@ def _gather_value(key: str, value: object, evidence: Evidence, depth: int) -> No
             _gather_value(key, item, evidence, depth + 1)
 
 
-_GATHERED_KEYS: Final = _STATUS_KEYS | _ID_KEYS | _TEXT_KEYS | _HEADER_KEYS | _RETRY_KEYS
+_GATHERED_KEYS: Final = _STATUS_KEYS | _ID_KEYS | _TEXT_KEYS | _HEADER_KEYS | _TIME_KEYS
 
 
 def gathered(key: object) -> bool:

@@ -22,7 +22,14 @@ from typing import Final
 
 import regex as _re
 
-__all__ = ["parse_duration", "parse_retry_after", "retry_after_from_text", "retry_after_in_text"]
+__all__ = [
+    "parse_duration",
+    "parse_reset_time",
+    "parse_retry_after",
+    "reset_time_from_text",
+    "retry_after_from_text",
+    "retry_after_in_text",
+]
 
 #: Header values written in a text that are read (the first of each name decides).
 HEADERS_IN_TEXT_LIMIT: Final = 8
@@ -90,6 +97,33 @@ _HEADER_IN_TEXT = _re.compile(
 # the number and its unit come before "后" ("after") and "重试"/"再试" ("retry").
 _HINT_ZH = _re.compile(r"(\d+(?:\.\d+)?)\s*(秒|分钟|小时)\s*后\s*(?:重试|再试)")
 _UNIT_ZH = {"秒": 1.0, "分钟": 60.0, "小时": 3600.0}
+
+
+# A stated reset time: an RFC 3339 / ISO 8601 date and time *with* its zone ("Z", an
+# offset, "UTC" or "GMT"). A time without a zone ("will reset at 2026-07-02 17:39:49",
+# openclaw/openclaw#97764) names no instant, so it is not read.
+_ISO_TIME = (
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?"
+    r"[ ]?(?:Z|[+-]\d{2}:?\d{2}|UTC|GMT)(?![\w:])"
+)
+_ISO_VALUE = _re.compile(rf"\s*({_ISO_TIME})\s*$")
+# Epoch seconds (10 digits) or milliseconds (13): 2001 to 2286 either way.
+_EPOCH = r"\d{10}(?:\d{3})?(?![\d.])"
+# In a text: a "resets_at"/"reset_at" field with an epoch or a time (OpenAI's usage-limit
+# body: ``"resets_at": 1783426459``), or a time with its zone at most 60 characters after
+# the word "reset" on the same line ("Your quota resets at 2026-09-01 00:00 UTC"), or
+# Claude Code's "Claude AI usage limit reached|1762952400" (anthropics/claude-code#11429).
+_RESET_IN_TEXT = _re.compile(
+    rf"""\breset(?:s)?_at\b["']?[ \t]{{0,4}}[:=][ \t]{{0,4}}["']?
+        (?:(?P<epoch>{_EPOCH})|(?P<field>{_ISO_TIME}))
+        |\breset(?:s|ting)?\b[^\n]{{0,60}}?(?P<time>{_ISO_TIME})
+        |\blimit[ ]reached[^|\n]{{0,30}}\|(?P<pipe>{_EPOCH})""",
+    _re.IGNORECASE | _re.VERBOSE,
+)
+#: Longest field value read as a reset time, in characters (an RFC 3339 time is 35 at most).
+_RESET_VALUE_LIMIT: Final = 64
+#: Epoch seconds of 2001-09-09 and of 2286-11-20: the range a stated reset time is read in.
+_EPOCH_RANGE: Final = (1e9, 1e10)
 
 
 def _finite_non_negative(value: float) -> float | None:
@@ -202,3 +236,69 @@ def parse_retry_after(
         when = when.replace(tzinfo=dt.UTC)
     current = time.time() if now is None else now
     return max(0.0, when.timestamp() - current)
+
+
+def _epoch(value: float) -> float | None:
+    """Epoch seconds from seconds or milliseconds, told apart by size; ``None`` out of range."""
+    if not math.isfinite(value):
+        return None
+    seconds = value / 1000.0 if value >= _EPOCH_RANGE[1] * 100 else value
+    return seconds if _EPOCH_RANGE[0] <= seconds < _EPOCH_RANGE[1] else None
+
+
+def _iso(text: str) -> float | None:
+    """Epoch seconds of an ISO time with its zone (a ``UTC``/``GMT`` suffix reads as ``Z``)."""
+    stamp = text.strip()
+    if stamp[-3:].upper() in ("UTC", "GMT"):
+        stamp = stamp[:-3].rstrip() + "+00:00"
+    head, dot, rest = stamp.partition(".")
+    if dot:  # fromisoformat reads at most six fraction digits
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        stamp = head + dot + rest[: min(digits, 6)] + rest[digits:]
+    try:
+        when = dt.datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return _epoch(when.timestamp()) if when.tzinfo is not None else None
+
+
+def parse_reset_time(value: object) -> float | None:
+    """When a limit resets, as epoch seconds, from a field's value; ``None`` if it says no instant.
+
+    Epoch seconds or milliseconds (a number or digits: ``1783426459``), or an RFC 3339
+    time with its zone (``"2026-09-01T00:00:00Z"``); only instants from 2001 to 2286
+    are read. A time without a zone, a duration and garbage give ``None``.
+
+    .. versionadded:: 0.3.0
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return _epoch(float(value))
+    if not isinstance(value, str) or len(value) > _RESET_VALUE_LIMIT:
+        return None
+    stripped = value.strip()
+    if stripped.isdigit():
+        return _epoch(float(stripped))
+    found = _ISO_VALUE.match(stripped)
+    return _iso(found[1]) if found else None
+
+
+def reset_time_from_text(text: str) -> float | None:
+    """When a message says the limit resets, as epoch seconds; ``None`` if it states no instant.
+
+    Reads a ``resets_at``/``reset_at`` field written in the text (an epoch or an ISO
+    time), an ISO time with its zone up to 60 characters after "reset" on the same
+    line, or the epoch after "limit reached|" (Claude Code's usage-limit message).
+    Durations ("resets in 2h") are :func:`retry_after_from_text`'s.
+
+    .. versionadded:: 0.3.0
+    """
+    if "eset" not in text and "ESET" not in text and "reached|" not in text:
+        return None  # cheap test first: most texts name no reset
+    for found in _RESET_IN_TEXT.finditer(text):
+        epoch = found["epoch"] or found["pipe"]
+        seconds = _epoch(float(epoch)) if epoch else _iso(found["field"] or found["time"])
+        if seconds is not None:
+            return seconds
+    return None

@@ -128,8 +128,11 @@ class LlmError(Exception):
         request_id: The provider's request or correlation id.
         rule: Which classifier rule decided the code.
         body: The response body (any shape); kept as a bounded, redacted excerpt.
+        resets_at: When the limit resets, as epoch seconds, where that instant is
+            known: the server stated it, or a fleet parked the scope until then.
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.3.0 ``resets_at``.
     """
 
     #: The code instances of this class carry by default.
@@ -144,6 +147,7 @@ class LlmError(Exception):
     request_id: str | None
     rule: str | None
     body: str | None
+    resets_at: float | None
 
     def __init__(
         self,
@@ -157,6 +161,7 @@ class LlmError(Exception):
         request_id: str | None = None,
         rule: str | None = None,
         body: object = None,
+        resets_at: float | None = None,
     ) -> None:
         fixed = type(self) is not LlmError
         if code is None:
@@ -176,6 +181,7 @@ class LlmError(Exception):
         self.request_id = request_id
         self.rule = rule
         self.body = _excerpt(body)
+        self.resets_at = resets_at
         super().__init__(self.message)
 
     @property
@@ -194,6 +200,7 @@ class LlmError(Exception):
             "request_id": self.request_id,
             "rule": self.rule,
             "body": self.body,
+            "resets_at": self.resets_at,
         }
 
     def with_context(self, **changes: Any) -> Self:
@@ -224,7 +231,15 @@ class LlmError(Exception):
         parts = [repr(self.message)]
         if type(self) is LlmError:
             parts.append(f"code={self.code.value!r}")
-        for name in ("status", "retry_after", "provider", "model", "request_id", "rule"):
+        for name in (
+            "status",
+            "retry_after",
+            "resets_at",
+            "provider",
+            "model",
+            "request_id",
+            "rule",
+        ):
             value = getattr(self, name)
             if value is not None:
                 parts.append(f"{name}={value!r}")

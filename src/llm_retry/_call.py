@@ -24,6 +24,7 @@ adapter's calls), else by the wrapped callable's qualified name.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
@@ -212,7 +213,9 @@ class Call:
                 f"(wait_for_reset={self._policy.wait_for_reset:g}s)"
             )
             self._stop = (GiveUpReason.QUOTA_PARKED, detail)
-            raise QuotaExceededError(f"not attempted: {detail}", retry_after=left)
+            raise QuotaExceededError(
+                f"not attempted: {detail}", retry_after=left, resets_at=time.time() + left
+            )
         if left > self._policy.deadline - elapsed:
             detail = (
                 f"scope {scope!r} admits its next attempt in {left:.2f}s ({_why(admission)}), "

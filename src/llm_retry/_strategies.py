@@ -14,6 +14,7 @@ tenacity objects, so one strategy instance may serve many concurrent calls.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Container
 from typing import Final, Protocol, TypeAlias
 
@@ -109,12 +110,17 @@ def is_retryable(
     return code is not ErrorCode.ABORTED and code in retry_on
 
 
-def server_wait(classification: Classification) -> float | None:
+def server_wait(classification: Classification, *, now: float | None = None) -> float | None:
     """The wait the server asked for (``Retry-After``/``retry-after-ms``), if it is usable.
 
-    Negative and NaN values are treated as absent, so the backoff applies.
+    Where it stated no duration but an instant (``resets_at``), the time until then,
+    measured against ``now`` (epoch seconds; default the current time); an instant
+    already past is a wait of 0. Negative and NaN values are treated as absent, so
+    the backoff applies.
     """
     seconds = classification.retry_after
+    if seconds is None and classification.resets_at is not None:
+        seconds = max(0.0, classification.resets_at - (time.time() if now is None else now))
     if seconds is None or not seconds >= 0:
         return None
     return seconds

@@ -210,6 +210,7 @@ def test_as_dict_holds_plain_values():
         "status": [429, None],
         "rule": [columns.rule[0], "fallback"],
         "layer": ["text", "fallback"],
+        "resets_at": [None, None],
     }
     assert {type(value) for value in plain["code"] + plain["layer"]} == {str}
     assert columns.code == (ErrorCode.RATE_LIMIT, ErrorCode.PROVIDER_ERROR)
@@ -226,6 +227,7 @@ def test_columns_of_different_lengths_are_refused():
             status=(None,),
             rule=("fallback",),
             layer=(Layer.FALLBACK,),
+            resets_at=(None,),
         )
 
 

@@ -35,6 +35,10 @@ ADVERSARIAL = [
     pytest.param(" -:/", "rate limit exceeded", id="separators"),
     pytest.param("error code ", "500", id="context-words"),
     pytest.param("daily ", "limit", id="window-words"),
+    # A rate limit's text is scanned for a stated reset instant: times without a zone
+    # after "reset", and "limit reached|" without an epoch.
+    pytest.param("rate limit resets at 2026-09-01T00:00 ", "", id="reset-times"),
+    pytest.param("usage limit reached|12 ", "", id="reset-epochs"),
 ]
 
 

@@ -14,6 +14,8 @@ from llm_errors._retry_after import (
     _HINT,
     HEADERS_IN_TEXT_LIMIT,
     parse_duration,
+    parse_reset_time,
+    reset_time_from_text,
     retry_after_from_text,
     retry_after_in_text,
 )
@@ -295,3 +297,134 @@ def test_classify_and_explain_read_a_header_in_text(text, code, wait):
     with contextlib.redirect_stdout(out):
         assert main(["explain", "--json", text]) == 0
     assert json.loads(out.getvalue())["retry_after"] == wait
+
+
+# -- stated reset instants: ``resets_at`` ------------------------------------------
+
+#: 2026-09-01T00:00:00Z.
+SEPT_1 = 1_788_220_800.0
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        pytest.param(1_782_365_382, 1_782_365_382.0, id="epoch-seconds"),
+        pytest.param("1782365382", 1_782_365_382.0, id="epoch-seconds-as-digits"),
+        pytest.param(1_784_150_654_841, 1_784_150_654.841, id="epoch-milliseconds"),
+        pytest.param("2026-09-01T00:00:00Z", SEPT_1, id="rfc3339-z"),
+        pytest.param("2026-09-01T08:00:00+08:00", SEPT_1, id="rfc3339-offset"),
+        pytest.param("2026-09-01 00:00 UTC", SEPT_1, id="utc-suffix"),
+        pytest.param("2026-09-01T00:00:00.123456789Z", SEPT_1 + 0.123456, id="nanoseconds"),
+        pytest.param("2026-09-01 00:00:00", None, id="no-zone"),
+        pytest.param("6m0s", None, id="a-duration"),
+        pytest.param(392_723, None, id="seconds-not-an-instant"),
+        pytest.param(True, None, id="bool"),
+        pytest.param(float("nan"), None, id="nan"),
+        pytest.param("2026-13-45T00:00:00Z", None, id="no-such-date"),
+        pytest.param("2026-09-01T00:00:00Z" + " " * 60, None, id="over-long"),
+        pytest.param(None, None, id="none"),
+    ],
+)
+def test_a_reset_field_is_read_as_an_instant(value, expected):
+    """Epoch seconds or milliseconds, or RFC 3339 with its zone; anything else is no instant."""
+    found = parse_reset_time(value)
+    assert found == pytest.approx(expected) if expected is not None else found is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # router-for-me/CLIProxyAPI#3942 (OpenAI's usage-limit body, written in a log line).
+        pytest.param(
+            'codex error: {"error":{"type":"usage_limit_reached","message":"The usage limit '
+            'has been reached","plan_type":"team","resets_at":1782365382,"eligible_promo":'
+            'null,"resets_in_seconds":392723}}',
+            1_782_365_382.0,
+            id="resets_at-field",
+        ),
+        # MiniMax-AI/MiniMax-M2.7#36.
+        pytest.param(
+            "usage limit exceeded, 5-hour usage limit reached for Token Plan Starter "
+            "(0/0 used), resets at 2026-05-15T15:00:00Z (2056)",
+            1_778_857_200.0,
+            id="time-after-reset",
+        ),
+        # anthropics/claude-code#11429 (the issue's title).
+        pytest.param("Claude AI usage limit reached|1762952400", 1_762_952_400.0, id="pipe-epoch"),
+        # openclaw/openclaw#97764: no zone, so no instant.
+        pytest.param(
+            "Weekly/Monthly Limit Exhausted. Your limit will reset at 2026-07-02 17:39:49",
+            None,
+            id="no-zone",
+        ),
+        # anthropics/claude-code#2490: a clock time needs today's date to be an instant.
+        pytest.param(
+            "Claude usage limit reached. Your limit will reset at 3pm (America/Bogota).",
+            None,
+            id="clock-time",
+        ),
+        pytest.param(
+            "You have exhausted your capacity on this model. Your quota will reset after 4h28m20s.",
+            None,
+            id="a-duration",
+        ),
+    ],
+)
+def test_a_text_states_its_reset_instant(text, expected):
+    """A ``resets_at`` field, a zoned time after "reset", Claude Code's ``|epoch``."""
+    assert reset_time_from_text(text) == expected
+
+
+def test_a_time_far_from_the_word_reset_is_not_its_reset():
+    """Only the 60 characters after "reset" on its line are read."""
+    far = "Your quota resets" + " soon" * 13 + " 2026-09-01T00:00:00Z"
+    near = "Your quota resets at 2026-09-01T00:00:00Z"
+    assert reset_time_from_text(far) is None
+    assert reset_time_from_text(near) == SEPT_1
+    assert reset_time_from_text("Your quota resets\n at 2026-09-01T00:00:00Z") is None
+
+
+def test_classify_gives_the_reset_instant_of_a_quota_or_rate_limit_only():
+    """``resets_at`` rides on rate limits and quotas; the same words elsewhere say nothing."""
+    body = {
+        "error": {
+            "type": "usage_limit_reached",
+            "message": "The usage limit has been reached",
+            "plan_type": "team",
+            "resets_at": 1782365382,
+            "eligible_promo": None,
+            "resets_in_seconds": 392723,
+        }
+    }
+    from_body = classify(body)
+    assert from_body.code == "QUOTA_EXCEEDED"
+    assert from_body.resets_at == 1_782_365_382.0
+    assert classify(json.dumps(body)).resets_at == 1_782_365_382.0
+    assert classify("Claude AI usage limit reached|1762952400").resets_at == 1_762_952_400.0
+    # A connection reset is no limit, whatever time follows it.
+    reset = classify("read ECONNRESET at 2026-09-01T00:00:00Z: connection reset by peer")
+    assert reset.code == "TRANSPORT"
+    assert reset.resets_at is None
+    # retry_after stays the stated duration: an instant is not turned into one here.
+    assert from_body.retry_after is None
+
+
+def test_a_stated_instant_never_depends_on_the_clock(monkeypatch):
+    """The verdict of a text is the same whenever it is classified."""
+    text = "usage limit reached, resets at 2026-05-15T15:00:00Z"
+    before = classify(text)
+    monkeypatch.setattr("time.time", lambda: 4_000_000_000.0)
+    assert classify(text) == before
+    assert explain(text).classification.resets_at == 1_778_857_200.0
+
+
+def test_the_cli_writes_the_instant_in_utc(tmp_path):
+    """``--format jsonl`` gives ``resets_at`` as RFC 3339 in UTC, the summary their range."""
+    log = tmp_path / "app.log"
+    log.write_text("ERROR Claude AI usage limit reached|1762952400\nERROR plain failure\n")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        main(["classify", "--format", "jsonl", "--progress", "never", str(log)])
+    records = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [record["resets_at"] for record in records] == ["2025-11-12T13:00:00Z", None]
+    assert "1 stated when their limit resets (2025-11-12T13:00:00Z)" in err.getvalue()

@@ -86,8 +86,20 @@ _WORDS_FIELDS = frozenset(
 )
 
 
+#: Keys records gained after the recording (a stated reset time); the recorded keys are
+#: compared, and these must be absent from every recorded corpus line's record.
+_ADDED_KEYS = frozenset(("resets_at",))
+
+
 def _agrees(recorded: dict[str, object], now: dict[str, object]) -> bool:
-    """``now`` is ``recorded``, or the words layer decided what was recorded as the fallback."""
+    """``now`` is ``recorded``, or the words layer decided what was recorded as the fallback.
+
+    Keys added since (:data:`_ADDED_KEYS`) are not part of the recording: they must be
+    ``None`` here, since no recorded line states a reset instant.
+    """
+    if any(now.get(key) is not None for key in _ADDED_KEYS):
+        return False
+    now = {key: value for key, value in now.items() if key not in _ADDED_KEYS}
     if now == recorded:
         return True
     if recorded["layer"] != "fallback" or now["layer"] != "words":

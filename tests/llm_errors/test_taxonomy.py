@@ -82,7 +82,7 @@ def test_base_class_takes_any_code():
 def test_pickle_round_trip(cls):
     """Errors survive pickling with their class, message, context and notes."""
     err = cls("failed", status=503, retry_after=1.5, provider="p", model="m", request_id="r",
-              rule="rule-x", body={"error": "x"})  # fmt: skip
+              rule="rule-x", body={"error": "x"}, resets_at=1_788_220_800.0)  # fmt: skip
     err.add_note("attempt 3")
     back = pickle.loads(pickle.dumps(err))
     assert type(back) is cls
@@ -160,10 +160,13 @@ def test_body_excerpt_limit_boundary(size, cut):
 )
 def test_with_context_copies(err, code):
     """``with_context`` returns a new error of the same class and code with context replaced."""
-    other = err.with_context(retry_after=2.0)
+    other = err.with_context(retry_after=2.0, resets_at=1_788_220_800.0)
     assert type(other) is type(err)
     assert other.code is code
     assert (other.status, other.retry_after, err.retry_after) == (429, 2.0, None)
+    assert (other.resets_at, err.resets_at) == (1_788_220_800.0, None)
+    assert "resets_at=1788220800.0" in repr(other)
+    assert "resets_at" not in repr(err)
 
 
 def test_with_context_keeps_notes_and_attached_attributes():

@@ -992,6 +992,39 @@ def test_a_stated_reset_parks_the_scope_for_every_call(make_policy, clock, scrip
     assert policy.wrap(script("ok"))() == "ok"
 
 
+def test_a_stated_reset_instant_parks_the_scope_until_then(make_policy, clock, script, monkeypatch):
+    """A quota that says *when* it resets (``resets_at``) parks until that instant.
+
+    The error raised to the next call carries the instant too, for a caller that
+    schedules the work again.
+    """
+    now = 1_788_213_600.0  # 2026-08-31T22:00:00Z; the quota resets two hours later
+    monkeypatch.setattr("time.time", lambda: now)
+    shared = InProcessCoordination(clock=clock)
+    policy = make_policy(coordination=shared, scope="s", max_attempts=3)
+    backend = script(QuotaExceededError("plan limit reached", resets_at=now + 7200.0))
+    call = policy.wrap(backend)
+    with pytest.raises(QuotaExceededError) as first:
+        call()
+    assert first.value.retry_after is None
+    assert shared.parked("s") == 7200.0
+    with pytest.raises(QuotaExceededError) as parked:
+        call()
+    assert backend.calls == 1
+    assert (parked.value.retry_after, parked.value.resets_at) == (7200.0, now + 7200.0)
+    assert classify(parked.value).resets_at == now + 7200.0
+
+
+def test_a_reset_instant_already_past_parks_nothing(make_policy, clock, script, monkeypatch):
+    """An instant in the past is a wait of 0: nothing is parked."""
+    monkeypatch.setattr("time.time", lambda: 1_788_213_600.0)
+    shared = InProcessCoordination(clock=clock)
+    policy = make_policy(coordination=shared, scope="s", max_attempts=1)
+    with pytest.raises(QuotaExceededError):
+        policy.wrap(script(QuotaExceededError("spent", resets_at=1_788_000_000.0)))()
+    assert shared.parked("s") == 0.0
+
+
 def test_a_spent_quota_without_a_stated_reset_parks_nothing(make_policy, clock, script):
     shared = InProcessCoordination(clock=clock)
     policy = make_policy(coordination=shared, scope="s", max_attempts=1)

@@ -83,6 +83,22 @@ def test_server_wait(retry_after, usable):
     assert server_wait(c) == usable
 
 
+@pytest.mark.parametrize(
+    ("retry_after", "resets_at", "usable"),
+    [
+        pytest.param(None, 1_000.0 + 90.0, 90.0, id="an-instant-ahead"),
+        pytest.param(None, 1_000.0 - 5.0, 0.0, id="an-instant-past"),
+        pytest.param(3.0, 1_000.0 + 90.0, 3.0, id="a-duration-wins"),
+    ],
+)
+def test_server_wait_of_a_stated_instant(retry_after, resets_at, usable):
+    """Without a duration, the time to the stated instant, against ``now``; 0 once past."""
+    c = Classification(
+        code=ErrorCode.QUOTA_EXCEEDED, retryable=False, retry_after=retry_after, resets_at=resets_at
+    )
+    assert server_wait(c, now=1_000.0) == usable
+
+
 def test_retry_if_code_retries_exactly_the_codes():
     """Transient codes are retried, permanent ones raised at once (plain tenacity)."""
     retrying = tenacity.Retrying(retry=retry_if_code(), stop=tenacity.stop_after_attempt(3))

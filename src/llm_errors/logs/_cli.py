@@ -75,8 +75,9 @@ errors, code PROVIDER_ERROR, rule fallback. A Python traceback, with its chained
 causes, is one error, classified by its exception chain.
 
 output: --format jsonl writes one JSON object per error to stdout (file, line,
-end_line, kind, code, rule, layer, retryable, retry_after, status, matched and a
-redacted message excerpt) and a summary line to stderr; --format table writes
+end_line, kind, code, rule, layer, retryable, retry_after, resets_at, status,
+matched and a redacted message excerpt) and a summary line to stderr; --format
+table writes
 counts per code and per rule, the retryable share and the most frequent
 unmatched messages. The default is table when stdout is a terminal, else jsonl.
 

@@ -229,6 +229,9 @@ def _header(digest: Digest, title: str, elapsed: float, field: str | None) -> st
         notes.append(
             f"<p class=note>Of these errors, {_e(waits)}, by Retry-After or a stated wait.</p>"
         )
+    resets = tally.resets.summary()
+    if resets is not None:
+        notes.append(f"<p class=note>Of these errors, {_e(resets)}.</p>")
     if not problems:
         notes.append("<p class=note>Every line was read: no input problems.</p>")
     return (

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from llm_errors import Classification, Explanation, redact
 from llm_errors.logs._scan import UNDECIDED, Finding, ProblemKind, excerpt_json
-from llm_errors.logs._tally import Tally
+from llm_errors.logs._tally import Tally, utc_time
 
 __all__ = [
     "explanation_record",
@@ -21,6 +21,7 @@ __all__ = [
     "render_explanation",
     "render_progress",
     "render_table",
+    "reset_time",
     "summary_line",
 ]
 
@@ -43,6 +44,11 @@ def printable(text: str) -> str:
     return _UNPRINTABLE.sub(lambda found: found.group().encode("unicode_escape").decode(), text)
 
 
+def reset_time(verdict: Classification) -> str | None:
+    """The verdict's ``resets_at`` as RFC 3339 in UTC (``2026-09-01T00:00:00Z``), or ``None``."""
+    return None if verdict.resets_at is None else utc_time(verdict.resets_at)
+
+
 def finding_record(source: str, finding: Finding) -> dict[str, Any]:
     """One ``--format jsonl`` object."""
     verdict = finding.classification
@@ -56,6 +62,7 @@ def finding_record(source: str, finding: Finding) -> dict[str, Any]:
         "layer": verdict.layer.value,
         "retryable": verdict.retryable,
         "retry_after": verdict.retry_after,
+        "resets_at": reset_time(verdict),
         "status": verdict.status,
         "matched": finding.matched,
         "message": finding.message,
@@ -88,6 +95,7 @@ def _verdict_keys(verdict: Classification) -> str:
             "layer": verdict.layer.value,
             "retryable": verdict.retryable,
             "retry_after": verdict.retry_after,
+            "resets_at": reset_time(verdict),
             "status": verdict.status,
             "matched": verdict.layer not in UNDECIDED,  # (``Finding.matched``)
         }
@@ -160,9 +168,9 @@ def _summarise(tally: Tally, field: str | None) -> _Summary:
         f"{_plural(tally.errors, 'error')} ({tally.retryable:,} retryable, "
         f"{tally.unmatched:,} unmatched)"
     )
-    waits = tally.waits.summary()
-    if waits is not None:
-        found += f"; {waits}"
+    for stated in (tally.waits.summary(), tally.resets.summary()):
+        if stated is not None:
+            found += f"; {stated}"
     missing = None
     if tally.missing_field:
         missing = f"{_plural(tally.missing_field, 'JSON record')} had no field {field!r}"
@@ -271,6 +279,7 @@ def explanation_record(explanation: Explanation) -> dict[str, Any]:
         "rule": verdict.rule,
         "layer": verdict.layer.value,
         "retry_after": verdict.retry_after,
+        "resets_at": reset_time(verdict),
         "status": verdict.status,
         "matched": None if matched is None else redact(matched),
         "why": explanation.why,

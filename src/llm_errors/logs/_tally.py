@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -10,7 +12,7 @@ from typing import Final
 from llm_errors import Classification, ErrorCode
 from llm_errors.logs._scan import UNDECIDED, Finding, Problem, ProblemKind, excerpt
 
-__all__ = ["WAITS_KEPT", "CappedCounter", "Tally", "Waits", "normalise"]
+__all__ = ["WAITS_KEPT", "CappedCounter", "Resets", "Tally", "Waits", "normalise", "utc_time"]
 
 #: Distinct unmatched messages tracked before the rarest are pruned.
 UNMATCHED_CAP: Final = 5000
@@ -159,6 +161,35 @@ class Waits:
         )
 
 
+def utc_time(epoch: float) -> str:
+    """``epoch`` as RFC 3339 in UTC, to the second: ``2026-09-01T00:00:00Z``."""
+    when = dt.datetime.fromtimestamp(epoch, dt.UTC)
+    return when.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@dataclass(slots=True)
+class Resets:
+    """The instants errors said their limit resets at (their ``resets_at``): count, range."""
+
+    count: int = 0
+    earliest: float = math.inf
+    latest: float = -math.inf
+
+    def add(self, epoch: float, times: int = 1) -> None:
+        """Count ``times`` errors that said their limit resets at ``epoch``."""
+        self.count += times
+        self.earliest = min(self.earliest, epoch)
+        self.latest = max(self.latest, epoch)
+
+    def summary(self) -> str | None:
+        """``2 stated a reset (2026-09-01T00:00:00Z to ...)``; ``None`` when none did."""
+        if not self.count:
+            return None
+        first, last = utc_time(self.earliest), utc_time(self.latest)
+        span = first if first == last else f"{first} to {last}"
+        return f"{self.count:,} stated when their limit resets ({span})"
+
+
 @dataclass(slots=True)
 class Tally:
     """Everything the summary reports; fed per finding and per problem."""
@@ -178,6 +209,7 @@ class Tally:
     problems: Counter[ProblemKind] = field(default_factory=Counter)
     unreadable: list[str] = field(default_factory=list)
     waits: Waits = field(default_factory=Waits)
+    resets: Resets = field(default_factory=Resets)
     """The errors that asked to wait (``Retry-After`` or a stated wait), for the summary."""
 
     def add(self, finding: Finding) -> None:
@@ -205,6 +237,8 @@ class Tally:
             self.unmatched += times
         if verdict.retry_after is not None:
             self.waits.add(verdict.retry_after, times)
+        if verdict.resets_at is not None:
+            self.resets.add(verdict.resets_at, times)
 
     def add_problem(self, source: str, problem: Problem) -> None:
         """Count one problem; unreadable files are also remembered by name (the first few)."""

@@ -28,7 +28,9 @@ def make_finding(code, *, retryable, layer=Layer.TEXT, rule="rule.x", message="b
 
 def test_finding_record_has_every_documented_key():
     """A jsonl record names file, lines, code, rule, layer, retryability and the excerpt."""
-    found = make_finding(ErrorCode.RATE_LIMIT, retryable=True, retry_after=2.5, status=429)
+    found = make_finding(
+        ErrorCode.RATE_LIMIT, retryable=True, retry_after=2.5, status=429, resets_at=1_788_220_800.0
+    )
     record = finding_record("app.log", found)
     assert record == {
         "file": "app.log",
@@ -40,6 +42,7 @@ def test_finding_record_has_every_documented_key():
         "layer": "text",
         "retryable": True,
         "retry_after": 2.5,
+        "resets_at": "2026-09-01T00:00:00Z",
         "status": 429,
         "matched": True,
         "message": "boom",
@@ -99,6 +102,8 @@ def every_count_tally():
         tally.problems[kind] = 88_801 + offset
     tally.waits.add(12, 99_901)  # 99,904 errors asked to wait: median 12 s, max 56 s
     tally.waits.add(56, 3)
+    tally.resets.add(1_788_220_800.0, 7)  # 7 errors stated a reset: 2026-09-01T00:00:00Z ...
+    tally.resets.add(1_788_224_400.0, 2)  # ... to 2026-09-01T01:00:00Z
     return tally, counts
 
 
@@ -119,13 +124,18 @@ def test_summary_line_and_table_headline_carry_the_same_counts():
         "retryable",
     }
     fields = {f.name for f in dataclasses.fields(Tally)}
-    assert fields == {*counts, *BREAKDOWNS, "problems", "fail_on", "waits"}  # a new field: decide
+    # A new field: decide whether the summary gives it.
+    assert fields == {*counts, *BREAKDOWNS, "problems", "fail_on", "waits", "resets"}
     line = summary_line(tally, field="msg")
     table = render_table(tally, field="msg")
     expected = [f"{getattr(tally, name):,}" for name in counts]
     expected += [f"{n:,}" for n in tally.problems.values()]
     expected.append("77,701")  # the --fail-on code seen, with its count
     expected += ["99,904", "12", "56"]  # the errors that asked to wait, their median and max
+    resets = "9 stated when their limit resets (2026-09-01T00:00:00Z to 2026-09-01T01:00:00Z)"
+    assert resets in line
+    assert resets in table
+    expected += numbers(resets)  # the errors that stated a reset, its first and last instants
     for number in expected:
         assert number in numbers(line), number
         assert number in numbers(table), number

@@ -45,6 +45,22 @@ def test_writes_the_page_and_a_summary(capsys, tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]  # no partial file left
 
 
+def test_the_page_names_the_reset_instants_stated(capsys, tmp_path):
+    """A quota error that says when it resets is on the page and in the summary line."""
+    log = tmp_path / "app.log"
+    log.write_text(
+        "ERROR Claude AI usage limit reached|1762952400\n"  # anthropics/claude-code#11429
+        "ERROR usage limit reached, resets at 2026-05-15T15:00:00Z (2056)\n",  # MiniMax-M2.7#36
+        encoding="utf-8",
+    )
+    output = tmp_path / "report.html"
+    assert main(["report", str(log), "-o", str(output)]) == EXIT_OK
+    _, err = capsys.readouterr()
+    resets = "2 stated when their limit resets (2025-11-12T13:00:00Z to 2026-05-15T15:00:00Z)"
+    assert resets in err
+    assert f"Of these errors, {resets}." in output.read_text(encoding="utf-8")
+
+
 def test_gzip_and_stdin(capsys, tmp_path, monkeypatch):
     """A gzip file and stdin are read as classify reads them."""
     packed = tmp_path / "sample.log.gz"

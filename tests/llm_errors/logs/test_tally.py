@@ -118,6 +118,25 @@ def test_tally_summarises_the_waits_asked_for():
     assert Tally().waits.summary() is None
 
 
+def test_tally_gives_the_range_of_the_reset_instants_stated():
+    """Errors with a ``resets_at`` are counted, with the earliest and latest, batched too."""
+    tally = Tally()
+    for resets_at in (1_788_224_400.0, None, 1_788_220_800.0):
+        verdict = Classification(
+            code=ErrorCode.QUOTA_EXCEEDED, retryable=False, rule="q", resets_at=resets_at
+        )
+        tally.add(Finding(1, 1, "line", verdict, "m"))
+    quota = Classification(code=ErrorCode.QUOTA_EXCEEDED, retryable=False, resets_at=1.79e9)
+    tally.count_verdict(quota, 3)
+    assert tally.resets.summary() == (
+        "5 stated when their limit resets (2026-09-01T00:00:00Z to 2026-09-21T14:13:20Z)"
+    )
+    one = Tally()
+    one.add(Finding(1, 1, "line", quota, "m"))
+    assert one.resets.summary() == "1 stated when their limit resets (2026-09-21T14:13:20Z)"
+    assert Tally().resets.summary() is None
+
+
 def test_waits_are_bounded():
     """Past ``WAITS_KEPT`` distinct waits they are kept to two digits; count and max stay exact."""
     waits = Waits()

@@ -7,7 +7,7 @@ import pytest
 
 from llm_errors import classify_many
 
-FIELDS = ["code", "retryable", "retry_after", "status", "rule", "layer"]
+FIELDS = ["code", "retryable", "retry_after", "status", "rule", "layer", "resets_at"]
 
 
 @pytest.fixture(scope="module")
