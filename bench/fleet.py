@@ -31,6 +31,9 @@ whole fleet doing it at once); ``--cold`` leaves the 429 out:
   the whole tokens left, ``x-ratelimit-reset-requests`` the time to a full bucket as a
   Go duration); a shared policy that records them (``RetryPolicy.record_rate_limits``,
   from an httpx response hook) against independent policies;
+* rate limit with a learned rate: no headers read; a shared policy whose backend
+  learns the scope's rate from its 429s (``RedisCoordination(learn=LearnedRate())``)
+  against independent policies;
 * outage: upstream attempts per call (amplification) with a shared budget in Redis, and
   for comparison with a budget per process and with none;
 * breaker: one of two scopes (``/a``) down for ``--outage`` seconds (every request a
@@ -42,14 +45,15 @@ whole fleet doing it at once); ``--cold`` leaves the 429 out:
   (within one open period).
 
 The last line reads ``fleet: 429 responses shared/independent = R (P processes), outage
-amplification shared = A, paced/independent = Q`` (R from the whole-second runs, the
-issue's benchmark; Q the 429s of the paced fleet over those of independent policies in
-the same runs); the targets are R <= 0.2 and A <= 1.1, with completed calls per second
-no worse than independent policies, and Q <= 0.01 with at least 90 % of the limit's
-throughput.
+amplification shared = A, paced/independent = Q, learned/independent = L`` (R from the
+whole-second runs, the issue's benchmark; Q and L the 429s of the paced and of the
+learned fleet over those of independent policies in the same runs); the targets are
+R <= 0.2 and A <= 1.1, with completed calls per second no worse than independent
+policies, Q <= 0.01 with at least 90 % of the limit's throughput, and L <= 0.1. A part
+left out by ``--parts`` reads ``nan``.
 
 Run: ``python bench/fleet.py [--processes P] [--calls M] [--rate R] [--latency S]
-[--runs N] [--cold]``
+[--runs N] [--parts PART ...] [--cold]``
 (needs the ``redis-server`` binary and ``llm-resilience[redis]``).
 """
 
@@ -75,7 +79,7 @@ import httpx
 import redis
 
 from llm_errors import ServerError, classify
-from llm_retry import CircuitBreaker, RetryBudget, RetryPolicy
+from llm_retry import CircuitBreaker, LearnedRate, RetryBudget, RetryPolicy
 from llm_retry.instrumentation import BreakerEvent, set_on_retry_hooks
 from llm_retry.redis import RedisCoordination
 
@@ -263,17 +267,20 @@ class Job:
     cold: bool = False
     #: Record every response's rate-limit headers, so attempts are paced by them.
     paced: bool = False
+    #: Learn the scope's rate from its 429s (``LearnedRate``), shared through Redis.
+    learned: bool = False
 
 
 def worker(job: Job, ready: Any, start: Any, results: Any) -> None:
     """Make ``job.calls`` calls through one policy; report completions and the end time."""
     coordination = None
     if job.redis_url is not None:
-        coordination = (
-            RedisCoordination(job.redis_url, prefix=job.prefix)
-            if job.probe_lease is None
-            else RedisCoordination(job.redis_url, prefix=job.prefix, probe_lease=job.probe_lease)
-        )
+        options: dict[str, Any] = {"prefix": job.prefix}
+        if job.probe_lease is not None:
+            options["probe_lease"] = job.probe_lease
+        if job.learned:
+            options["learn"] = LearnedRate()
+        coordination = RedisCoordination(job.redis_url, **options)
     policy = RetryPolicy(
         max_attempts=job.max_attempts,
         deadline=120.0,
@@ -507,6 +514,13 @@ def main() -> None:
         "--outage", type=float, default=60.0, help="seconds /a is down in the breaker phase"
     )
     parser.add_argument(
+        "--parts",
+        nargs="+",
+        choices=["whole", "exact", "paced", "learned", "outage", "breaker"],
+        default=["whole", "exact", "paced", "learned", "outage", "breaker"],
+        help="which parts to run (default: all)",
+    )
+    parser.add_argument(
         "--cold",
         action="store_true",
         help="warm the workers' classifiers with the 200 only, not also with a 429",
@@ -532,6 +546,7 @@ def main() -> None:
             exact: bool = False,
             lease: float | None = None,
             paced: bool = False,
+            learned: bool = False,
         ) -> Phase:
             # Rate limit: attempts enough for every call to get through, waits as the
             # server directs. Outage: the default attempts, with short backoff waits.
@@ -546,65 +561,82 @@ def main() -> None:
                 probe_lease=lease,
                 cold=args.cold,
                 paced=paced,
+                learned=learned,
             )
             return run_phase(provider, [job] * processes, outage=outage, ctx=ctx, exact=exact)
 
-        ratios, speeds = rate_limit_runs(phase, args.runs)
-        exact_ratios, exact_speeds = rate_limit_runs(phase, args.runs, exact=True)
-        paced_ratios, paced_speeds = rate_limit_runs(phase, args.runs, paced=True)
-        outage = outage_runs(phase)
-        breaker_outage(provider, url, redis_url, args, ctx)
+        parts = set(args.parts)
+        found: dict[str, tuple[list[float], list[float]]] = {}
+        for part in ("whole", "exact", "paced", "learned"):
+            if part in parts:
+                found[part] = rate_limit_runs(phase, args.runs, part=part)
+        outage = outage_runs(phase) if "outage" in parts else math.nan
+        if "breaker" in parts:
+            breaker_outage(provider, url, redis_url, args, ctx)
     server.shutdown()
-    ratio, speed = statistics.median(ratios), statistics.median(speeds)
+
+    def median(part: str, index: int) -> float:
+        return statistics.median(found[part][index]) if part in found else math.nan
+
     print(
-        "exact retry-after-ms: median 429s shared/independent = "
-        f"{statistics.median(exact_ratios):.2f}, "
-        f"calls/s shared/independent = {statistics.median(exact_speeds):.2f}"
+        f"exact retry-after-ms: median 429s shared/independent = {median('exact', 0):.2f}, "
+        f"calls/s shared/independent = {median('exact', 1):.2f}"
     )
-    print(f"median completed calls/s shared/independent = {speed:.2f}")
-    print(f"paced by headers: calls/s paced/independent = {statistics.median(paced_speeds):.2f}")
+    print(f"median completed calls/s shared/independent = {median('whole', 1):.2f}")
+    print(f"paced by headers: calls/s paced/independent = {median('paced', 1):.2f}")
+    print(f"learned from 429s: calls/s learned/independent = {median('learned', 1):.2f}")
     print(
-        f"fleet: 429 responses shared/independent = {ratio:.2f} ({processes} processes), "
-        f"outage amplification shared = {outage:.2f}, "
-        f"paced/independent = {statistics.median(paced_ratios):.2f}"
+        f"fleet: 429 responses shared/independent = {median('whole', 0):.2f} "
+        f"({processes} processes), outage amplification shared = {outage:.2f}, "
+        f"paced/independent = {median('paced', 0):.2f}, "
+        f"learned/independent = {median('learned', 0):.2f}"
     )
 
 
-#: The rate-limit variants: (name, shared, probe_lease, paced).
-WHOLE_SECONDS = (("independent", False, None, False), ("shared", True, None, False))
-EXACT = (
-    ("independent", False, None, False),
-    ("shared", True, None, False),
-    ("shared, no probe", True, 0.0, False),
-)
-PACED = (("independent", False, None, False), ("paced", True, None, True))
+#: The rate-limit variants of each part: (name, shared, probe_lease, what the shared
+#: fleet does besides: "" nothing, "paced" records the headers, "learned" learns a rate).
+VARIANTS = {
+    "whole": (("independent", False, None, ""), ("shared", True, None, "")),
+    "exact": (
+        ("independent", False, None, ""),
+        ("shared", True, None, ""),
+        ("shared, no probe", True, 0.0, ""),
+    ),
+    "paced": (("independent", False, None, ""), ("paced", True, None, "paced")),
+    "learned": (("independent", False, None, ""), ("learned", True, None, "learned")),
+}
+#: What each part's heading adds.
+_PART_NOTES = {
+    "whole": "",
+    "exact": "",
+    "paced": "; the paced fleet records the rate-limit headers",
+    "learned": "; the learned fleet reads no rate-limit headers, it learns a rate from 429s",
+}
 
 
 def rate_limit_runs(
-    phase: Callable[..., Phase],
-    runs: int,
-    *,
-    exact: bool = False,
-    paced: bool = False,
+    phase: Callable[..., Phase], runs: int, *, part: str
 ) -> tuple[list[float], list[float]]:
     """Independent and shared policies, alternating; per-run ratios of 429s and calls/s.
 
-    With ``exact`` the provider also sends ``retry-after-ms`` (the wait to its next
-    token), and a shared fleet without the probe after a cooldown runs too. With
-    ``paced`` the shared fleet records the rate-limit headers of every response, and
-    the ratios are the paced fleet's.
+    ``whole``: whole-second ``Retry-After``. ``exact``: the provider also sends
+    ``retry-after-ms`` (the wait to its next token), and a shared fleet without the
+    probe after a cooldown runs too. ``paced``: the shared fleet records the rate-limit
+    headers of every response. ``learned``: it states none to them, and the shared
+    fleet learns its rate from its 429s (``LearnedRate``). The ratios are the second
+    variant's over the independent policies'.
     """
-    variants = PACED if paced else EXACT if exact else WHOLE_SECONDS
+    variants = VARIANTS[part]
+    exact = part == "exact"
     wait = "exact retry-after-ms" if exact else "whole-second Retry-After"
-    paced_by = "; the paced fleet records the rate-limit headers" if paced else ""
-    print(f"rate limit (no budget; {wait} honoured{paced_by}):")
+    print(f"rate limit (no budget; {wait} honoured{_PART_NOTES[part]}):")
     print(
         f"  {'run':<4}{'policy':<18}{'429s':>6}{'completed':>11}{'calls/s':>9}{'fallbacks':>10}"
         "   429s by phase: opening, in first episode, in flight, late"
     )
     seen: dict[str, list[Phase]] = {name: [] for name, _, _, _ in variants}
     for run in range(1, runs + 1):
-        for name, shared, lease, stated in variants:
+        for name, shared, lease, besides in variants:
             result = phase(
                 f"rl-{name}",
                 shared=shared,
@@ -612,7 +644,8 @@ def rate_limit_runs(
                 outage=False,
                 exact=exact,
                 lease=lease,
-                paced=stated,
+                paced=besides == "paced",
+                learned=besides == "learned",
             )
             seen[name].append(result)
             print(
@@ -627,7 +660,7 @@ def rate_limit_runs(
             f"{statistics.median(r.counts['limited'] for r in results):>6g}"
             f"{'':>11}{statistics.median(r.per_second for r in results):>9.2f}"
         )
-    pairs = list(zip(seen["independent"], seen["paced" if paced else "shared"], strict=True))
+    pairs = list(zip(seen["independent"], seen[variants[1][0]], strict=True))
     ratios = [s.counts["limited"] / max(1, i.counts["limited"]) for i, s in pairs]
     speeds = [s.per_second / i.per_second for i, s in pairs]
     return ratios, speeds

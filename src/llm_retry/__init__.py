@@ -12,6 +12,7 @@ the error's code (:func:`fallback`), and a testing mode.
 import typing
 
 from llm_errors._version import module_attribute as _module_attribute
+from llm_retry._aimd import LearnedRate
 from llm_retry._attempts import Attempt, Attempts
 from llm_retry._breaker import BREAKER_CODES, BreakerState, CircuitBreaker
 from llm_retry._budget import RetryBudget
@@ -50,6 +51,7 @@ __all__ = [
     "GiveUpReason",
     "Hop",
     "InProcessCoordination",
+    "LearnedRate",
     "RateLimits",
     "RetryBudget",
     "RetryEvent",

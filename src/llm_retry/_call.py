@@ -244,6 +244,8 @@ class Call:
         cooldown = self._cooldown_of(error)
         if cooldown is not None:
             self._coordination.extend_cooldown(cooldown[0], cooldown[1])
+        if self._scope is not None and self._limited(error):
+            self._coordination.record_limited(self._scope)
         if self._scope is not None and self._counts_against_breaker(error):
             self._coordination.record_outcome(self._scope, failed=True)
         spent = self._quota_reset_of(error)
@@ -262,6 +264,8 @@ class Call:
         cooldown = self._cooldown_of(error)
         if cooldown is not None:
             await self._coordination.aextend_cooldown(cooldown[0], cooldown[1])
+        if self._scope is not None and self._limited(error):
+            await self._coordination.arecord_limited(self._scope)
         if self._scope is not None and self._counts_against_breaker(error):
             await self._coordination.arecord_outcome(self._scope, failed=True)
         spent = self._quota_reset_of(error)
@@ -280,6 +284,10 @@ class Call:
         if not server or classification.code is not ErrorCode.QUOTA_EXCEEDED:
             return None
         return self._scope, server
+
+    def _limited(self, error: BaseException) -> bool:
+        """Whether ``error`` is a rate limit (what a learned rate decreases on)."""
+        return isinstance(error, Exception) and self.classify(error).code is ErrorCode.RATE_LIMIT
 
     def _counts_against_breaker(self, error: BaseException) -> bool:
         """Whether ``error`` is an outage's failure (a permanent one says nothing of health)."""

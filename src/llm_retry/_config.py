@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from llm_retry._checks import require_codes, shown
 
-__all__ = ["CONFIG_FIELDS", "parse_environ", "parse_mapping"]
+__all__ = ["CONFIG_FIELDS", "parse_bool", "parse_environ", "parse_mapping"]
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
@@ -33,6 +33,11 @@ def _to_float(name: str, value: object) -> object:
         except ValueError:
             raise ValueError(f"{name} must be a number, got {shown(value)}") from None
     return value
+
+
+def parse_bool(name: str, value: object) -> object:
+    """``value`` as a bool (``true/false/1/0/yes/no/on/off`` for a string), else unchanged."""
+    return _to_bool(name, value)
 
 
 def _to_bool(name: str, value: object) -> object:

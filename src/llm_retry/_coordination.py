@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping
 from typing import Final, NamedTuple, Protocol, runtime_checkable
 
 from llm_errors import ErrorCode
+from llm_retry._aimd import LearnedRate, Learner
 from llm_retry._breaker import BreakerState, CircuitBreaker, Outcomes
 from llm_retry._budget import RetryBudget
 from llm_retry._checks import require_callable, require_int, require_number, shown
@@ -236,17 +237,22 @@ class InProcessCoordination:
             leave less waits until the window refills (:meth:`record_limits`).
         breaker: A circuit breaker per scope (:class:`~llm_retry.CircuitBreaker`), fed
             by :meth:`record_outcome`; ``None``: no breaker.
+        learn: Learn each scope's sending rate from its 429s (:class:`~llm_retry.LearnedRate`,
+            fed by :meth:`record_limited`), for providers that state no rate-limit
+            headers; ``None``: no learned rate.
         clock: Monotonic seconds.
 
     .. versionadded:: 0.2.0
     .. versionchanged:: 0.3.0 ``headroom``, :meth:`record_limits` and pacing in
        :meth:`admit`; ``breaker``, :meth:`record_outcome` and :meth:`breaker_state`;
-       :meth:`aparked` and :meth:`abreaker_state`, read by :func:`~llm_retry.fallback`.
+       :meth:`aparked` and :meth:`abreaker_state`, read by :func:`~llm_retry.fallback`;
+       ``learn`` and :meth:`record_limited`.
     """
 
     __slots__ = (
         "_breaker",
         "_clock",
+        "_learner",
         "_lease",
         "_lock",
         "_max_cooldown",
@@ -270,6 +276,7 @@ class InProcessCoordination:
         probe_poll: float = DEFAULT_PROBE_POLL,
         headroom: float = DEFAULT_HEADROOM,
         breaker: CircuitBreaker | None = None,
+        learn: LearnedRate | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._max_cooldown = require_number("max_cooldown", max_cooldown)
@@ -285,6 +292,11 @@ class InProcessCoordination:
             )
         self._breaker = breaker
         self._tally = None if breaker is None else Outcomes(breaker, max_scopes=max_scopes)
+        if learn is not None and not isinstance(learn, LearnedRate):
+            raise TypeError(f"learn must be a LearnedRate or None, got {type(learn).__name__}")
+        self._learner = (
+            None if learn is None else Learner(learn, max_scopes=max_scopes, clock=clock)
+        )
         # A scope whose cooldown is its breaker's open time: how long it was opened for.
         self._open: dict[str, float] = {}
         # Breaker events made under the lock, sent to the hooks once it is released.
@@ -369,6 +381,8 @@ class InProcessCoordination:
         if admission.wait > 0:
             return admission
         paced = self._pace.wait(scope)
+        if paced <= 0 and self._learner is not None:
+            paced = self._learner.wait(scope)
         if paced <= 0:
             return admission
         if admission.probe is not None:  # a paced prober gives its lease back
@@ -441,6 +455,16 @@ class InProcessCoordination:
     def record_limits(self, scope: str, limits: RateLimits) -> None:
         """Keep what a response under ``scope`` stated of its rate-limit windows."""
         self._pace.record(scope, limits)
+
+    @property
+    def learner(self) -> Learner | None:
+        """Each scope's rate learned from its 429s (``None`` without ``learn``)."""
+        return self._learner
+
+    def record_limited(self, scope: str) -> None:
+        """A rate limit under ``scope``: decrease its learned rate (without ``learn``: nothing)."""
+        if self._learner is not None:
+            self._learner.limited(scope)
 
     def park(self, scope: str, seconds: float) -> None:
         """Refuse ``scope``'s attempts for ``seconds`` (:data:`MAX_PARK` at most): quota spent.
@@ -536,6 +560,10 @@ class InProcessCoordination:
     async def arecord_limits(self, scope: str, limits: RateLimits) -> None:
         """:meth:`record_limits` (no I/O)."""
         self.record_limits(scope, limits)
+
+    async def arecord_limited(self, scope: str) -> None:
+        """:meth:`record_limited` (no I/O)."""
+        self.record_limited(scope)
 
     async def arecord_outcome(self, scope: str, *, failed: bool) -> None:
         """:meth:`record_outcome` (no I/O)."""
@@ -665,6 +693,14 @@ class FailOpen:
     def record_limits(self, scope: str, limits: RateLimits) -> None:
         """Give the backend a response's rate-limit windows, if it paces (it may not)."""
         self._optional("record_limits", scope, limits)
+
+    def record_limited(self, scope: str) -> None:
+        """Tell the backend of a rate limit, if it learns rates (it may not)."""
+        self._optional("record_limited", scope)
+
+    async def arecord_limited(self, scope: str) -> None:
+        """:meth:`record_limited` for async callers."""
+        await self._aoptional("arecord_limited", scope)
 
     async def arecord_limits(self, scope: str, limits: RateLimits) -> None:
         """:meth:`record_limits` for async callers."""

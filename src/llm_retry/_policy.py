@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ParamSpec, Self, TypeVar, cast
 
 from llm_errors import DEFAULT_RETRYABLE_CODES, classify
+from llm_retry._aimd import LearnedRate
 from llm_retry._attempts import Attempts
 from llm_retry._budget import RetryBudget
 from llm_retry._checks import (
@@ -26,7 +27,7 @@ from llm_retry._checks import (
     require_int,
     require_number,
 )
-from llm_retry._config import parse_environ, parse_mapping
+from llm_retry._config import parse_bool, parse_environ, parse_mapping
 from llm_retry._coordination import (
     DEFAULT_SCOPE,
     Coordination,
@@ -205,18 +206,24 @@ class RetryPolicy:
         empty ones count as unset. ``LLM_RETRY_RETRY_ON=RATE_LIMIT,SERVER`` sets the codes.
         ``LLM_RETRY_REDIS_URL`` shares cooldowns and budget tokens through Redis (a
         :class:`~llm_retry.redis.RedisCoordination`, which needs the
-        ``llm-resilience[redis]`` extra), under keys prefixed ``LLM_RETRY_REDIS_PREFIX``;
-        a URL a Redis client cannot use (``localhost:6379``, without ``redis://``) is a
-        ``ValueError`` naming the variable.
+        ``llm-resilience[redis]`` extra), under keys prefixed ``LLM_RETRY_REDIS_PREFIX``,
+        learning each scope's rate from its 429s when ``LLM_RETRY_REDIS_LEARN_RATE`` is
+        true (``LearnedRate()``); a URL a Redis client cannot use (``localhost:6379``,
+        without ``redis://``) is a ``ValueError`` naming the variable.
 
         .. versionadded:: 0.1.0
+        .. versionchanged:: 0.3.0 ``LLM_RETRY_REDIS_LEARN_RATE``.
         """
         env = dict(os.environ if environ is None else environ)
         url = env.pop(f"{prefix}REDIS_URL", "").strip()
         key_prefix = env.pop(f"{prefix}REDIS_PREFIX", "").strip()
+        learn_name = f"{prefix}REDIS_LEARN_RATE"
+        learn = parse_bool(learn_name, env.pop(learn_name, "").strip() or "false") is True
         kwargs = parse_environ(env, prefix=prefix)
+        if learn and not url:
+            raise ValueError(f"{learn_name} is set but {prefix}REDIS_URL is not")
         if url:
-            kwargs["coordination"] = _redis_coordination(url, key_prefix, prefix)
+            kwargs["coordination"] = _redis_coordination(url, key_prefix, prefix, learn=learn)
         return cls(**cast("dict[str, Any]", kwargs))
 
     def wrap(self, fn: Callable[P, T]) -> Callable[P, T]:
@@ -350,7 +357,7 @@ class RetryPolicy:
         return named_scope(self.scope, args, kwargs) or DEFAULT_SCOPE
 
 
-def _redis_coordination(url: str, key_prefix: str, env_prefix: str) -> Coordination:
+def _redis_coordination(url: str, key_prefix: str, env_prefix: str, *, learn: bool) -> Coordination:
     """A Redis backend for ``from_env``; the optional ``redis`` package is imported here."""
     try:
         from llm_retry.redis import RedisCoordination  # noqa: PLC0415 - the optional extra
@@ -361,9 +368,10 @@ def _redis_coordination(url: str, key_prefix: str, env_prefix: str) -> Coordinat
             "pip install 'llm-resilience[redis]'"
         ) from error
     check_url(url, name=f"{env_prefix}REDIS_URL")  # the error names the variable
+    options: dict[str, Any] = {"learn": LearnedRate() if learn else None}
     if key_prefix:
-        return RedisCoordination(url, prefix=key_prefix)
-    return RedisCoordination(url)
+        options["prefix"] = key_prefix
+    return RedisCoordination(url, **options)
 
 
 def retry_llm(policy: RetryPolicy | None = None) -> Callable[[Callable[P, T]], Callable[P, T]]:

@@ -34,6 +34,7 @@ from llm_retry import (
     BreakerState,
     CircuitBreaker,
     GiveUpReason,
+    LearnedRate,
     RateLimits,
     RetryBudget,
     RetryPolicy,
@@ -877,6 +878,122 @@ def test_a_paced_prober_gives_the_lease_back(coordination, server):
     assert server.exists(coordination.key(SCOPE, "cooldown")) == 1
 
 
+# --- a rate learned from 429s -------------------------------------------------------------
+
+#: A floor so low that a learned scope's next free time is 100 s away: no wait measured here
+#: can reach it, however busy the machine.
+SLOW = LearnedRate(min_rate=0.01, increase=0.0, hold=0.0, forget=30.0)
+
+
+def test_a_rate_learned_by_one_process_spaces_the_fleet(redis_server, prefix, server):
+    """One process's 429 sets the rate in Redis; another, which saw none, is held by it."""
+    first, second = (
+        RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0, learn=SLOW)
+        for _ in range(2)
+    )
+    plain = RedisCoordination(redis_server.url, prefix=prefix + "-plain", timeout=2.0)
+    try:
+        assert [second.admit(SCOPE).wait for _ in range(5)] == [0.0] * 5  # nothing learned
+        first.record_limited(SCOPE)
+        stored = server.hgetall(first.key(SCOPE, "rate"))
+        ttl = server.pttl(first.key(SCOPE, "rate"))
+        held = second.admit(SCOPE).wait
+        plain.record_limited(SCOPE)  # a backend built without ``learn`` learns nothing
+        unheld = [plain.admit(SCOPE).wait for _ in range(5)]
+    finally:
+        for backend in (first, second, plain):
+            backend.close()
+    assert 0.0 < held <= 100.0
+    assert float(stored[b"base"]) >= 0.01
+    assert 29_000 < ttl <= 30_000  # forgotten 30 s after the 429
+    assert unheld == [0.0] * 5
+    assert server.exists(plain.key(SCOPE, "rate")) == 0
+    assert first.fallbacks == second.fallbacks == 0
+
+
+def test_the_fleet_s_rate_is_half_the_rate_it_measured(redis_server, prefix, server):
+    """Admissions are counted in Redis; a 429 halves the rate they measured, once per hold."""
+    learn = LearnedRate(increase=0.0, hold=60.0, forget=30.0)
+    backend = RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0, learn=learn)
+    try:
+        for _ in range(20):
+            assert backend.admit(SCOPE).wait == 0.0
+        counted = server.hgetall(backend.key(SCOPE, "rate"))
+        start_s, start_us = server.time()
+        time.sleep(0.15)  # the current window is read once it spans at least 0.1 s
+        backend.record_limited(SCOPE)
+        first = server.hgetall(backend.key(SCOPE, "rate"))
+        backend.record_limited(SCOPE)  # within the hold: nothing more
+        second = server.hgetall(backend.key(SCOPE, "rate"))
+    finally:
+        backend.close()
+    # The 20 admissions, or on a machine so slow that a one-second window closed among
+    # them, those since it closed; all of them read back from what was stored.
+    admitted, started = int(counted[b"n"]), int(counted[b"start"])
+    assert 1 <= admitted <= 20
+    # The rate measured is those admissions over the span from the window's start to the
+    # 429 (server times), so the base is half of it.
+    span = (int(first[b"at"]) - started) / 1_000_000
+    assert span >= 0.1
+    assert float(first[b"base"]) == pytest.approx(0.5 * admitted / span, rel=1e-6)
+    assert second == first
+    assert started <= start_s * 1_000_000 + start_us
+
+
+def test_a_held_prober_gives_the_lease_back_in_redis(redis_server, prefix, server):
+    """Half-open in Redis, the prober the learned rate holds ends its lease for another."""
+    backend = RedisCoordination(
+        redis_server.url, prefix=prefix, timeout=2.0, probe_lease=LONG_LEASE, learn=SLOW
+    )
+    try:
+        backend.record_limited(SCOPE)
+        seconds, micros = server.time()
+        ended = seconds * 1_000_000 + micros - 1
+        server.set(backend.key(SCOPE, "cooldown"), str(ended), px=60_000)
+        held = backend.admit(SCOPE)
+
+        async def held_async():
+            try:
+                return await backend.aadmit(SCOPE)
+            finally:
+                await backend.aclose()
+
+        held_again = asyncio.run(held_async())
+    finally:
+        backend.close()
+    assert held.probe is None
+    assert 0.0 < held.wait <= 100.0
+    assert held_again.probe is None
+    assert 0.0 < held_again.wait <= 100.0
+    assert server.exists(backend.key(SCOPE, "probe")) == 0
+    assert server.exists(backend.key(SCOPE, "cooldown")) == 1
+
+
+def test_a_learned_rate_holds_in_this_process_while_redis_is_away(own_redis_server, prefix):
+    """Redis stopped: the 429 and the spacing are this process's own, and no call fails."""
+    backend = RedisCoordination(
+        own_redis_server.url, prefix=prefix, timeout=0.5, pause=0.0, learn=SLOW
+    )
+    try:
+        own_redis_server.stop()
+
+        async def async_side():
+            try:
+                await backend.arecord_limited("other")
+                return (await backend.aadmit("other")).wait
+            finally:
+                await backend.aclose()
+
+        backend.record_limited(SCOPE)
+        first = backend.admit(SCOPE).wait
+        other = asyncio.run(async_side())
+    finally:
+        backend.close()
+    assert 0.0 < first <= 100.0
+    assert 0.0 < other <= 100.0
+    assert backend.fallbacks >= 2
+
+
 def test_a_parked_quota_refuses_every_process_until_its_reset(redis_server, prefix, server):
     """One process parks the scope; another, which never saw the error, fails at once."""
     first = RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0)
@@ -1059,6 +1176,23 @@ def test_from_env_reads_the_redis_url_and_prefix(redis_server, prefix):
         assert (policy.scope, policy.max_attempts) == (SCOPE, 2)
     finally:
         policy.coordination.close()
+
+
+def test_from_env_learns_rates_when_asked(redis_server):
+    """``LLM_RETRY_REDIS_LEARN_RATE`` turns the learned rate on; alone it is an error."""
+    environ = {"LLM_RETRY_REDIS_URL": redis_server.url}
+    learning = RetryPolicy.from_env(environ={**environ, "LLM_RETRY_REDIS_LEARN_RATE": "yes"})
+    plain = RetryPolicy.from_env(environ=environ)
+    try:
+        assert learning.coordination.learn == LearnedRate()
+        assert plain.coordination.learn is None
+    finally:
+        learning.coordination.close()
+        plain.coordination.close()
+    with pytest.raises(ValueError, match="LLM_RETRY_REDIS_LEARN_RATE is set but"):
+        RetryPolicy.from_env(environ={"LLM_RETRY_REDIS_LEARN_RATE": "on"})
+    with pytest.raises(ValueError, match="LLM_RETRY_REDIS_LEARN_RATE must be one of"):
+        RetryPolicy.from_env(environ={**environ, "LLM_RETRY_REDIS_LEARN_RATE": "maybe"})
 
 
 def test_from_env_without_a_prefix_uses_the_default(redis_server):

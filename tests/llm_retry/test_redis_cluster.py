@@ -13,7 +13,18 @@ import pytest
 from redis.crc import key_slot
 
 from llm_errors import RateLimitError
-from llm_retry import Admission, GiveUpReason, RetryBudget, RetryPolicy, retry_info
+from llm_retry import (
+    Admission,
+    CircuitBreaker,
+    GiveUpReason,
+    LearnedRate,
+    RateLimits,
+    RetryBudget,
+    RetryPolicy,
+    Unit,
+    Window,
+    retry_info,
+)
 from llm_retry.redis import RedisCoordination
 
 pytestmark = pytest.mark.integration
@@ -126,3 +137,48 @@ def test_the_asyncio_cluster_client_shares_the_same_state(coordination, redis_cl
         finally:
             node.close()
     assert coordination.fallbacks == 0
+
+
+def test_park_pace_breaker_and_learned_rate_on_every_master(redis_cluster, prefix):
+    """The newer scripts (a parked quota, a stated window, the breaker, a learned rate) run
+    on each scope's own master, sync and async, with no fallback."""
+    breaker = CircuitBreaker(min_calls=2, failure_ratio=0.5, open_for=LONG, max_open_for=LONG)
+    slow = LearnedRate(min_rate=0.01, increase=0.0, hold=0.0)
+    backend = RedisCoordination(
+        redis_cluster.url, prefix=prefix, timeout=10.0, cluster=True, breaker=breaker, learn=slow
+    )
+    spent = RateLimits((Window(Unit.REQUESTS, 0, None, LONG),))
+    parked, paced, broken, learned = SCOPES[0], SCOPES[1], SCOPES[2], SCOPES[0] + ":learned"
+
+    async def async_side():
+        try:
+            await backend.arecord_limited(learned)
+            return (await backend.aadmit(learned)).wait, (await backend.aadmit(paced)).wait
+        finally:
+            await backend.aclose()
+
+    try:
+        backend.park(parked, LONG)
+        backend.record_limits(paced, spent)
+        for _ in range(2):
+            backend.record_outcome(broken, failed=True)
+        admissions = {scope: backend.admit(scope) for scope in (parked, paced, broken)}
+        held_async, paced_async = asyncio.run(async_side())
+        held = backend.admit(learned).wait
+        fallbacks = backend.fallbacks
+    finally:
+        backend.close()
+    assert admissions[parked].refused is GiveUpReason.QUOTA_PARKED
+    assert 0.0 < admissions[paced].wait <= LONG
+    assert admissions[paced].refused is None
+    assert admissions[broken].refused is GiveUpReason.BREAKER_OPEN
+    assert 0.0 < held_async <= 100.0
+    assert 0.0 < held <= 100.0
+    assert 0.0 < paced_async <= LONG
+    assert fallbacks == 0
+    for scope, kind in ((parked, "parked"), (paced, "pace"), (learned, "rate")):
+        node = redis_cluster.node_of(key_slot(scope.encode())).client()
+        try:
+            assert node.exists(f"{prefix}:{{{scope}}}:{kind}") == 1
+        finally:
+            node.close()

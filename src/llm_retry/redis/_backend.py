@@ -22,6 +22,7 @@ from redis.commands.core import AsyncScript as _AsyncScript
 from redis.commands.core import Script as _Script
 from redis.retry import Retry as _Retry
 
+from llm_retry._aimd import MEASURE_WINDOW, MIN_SPAN, LearnedRate
 from llm_retry._breaker import BreakerState, CircuitBreaker, Outcomes
 from llm_retry._budget import RetryBudget
 from llm_retry._checks import require_number
@@ -318,6 +319,63 @@ end
 return 1
 """
 
+# A scope's rate learned from its 429s, as ``llm_retry._aimd.Learner`` learns it, shared
+# by the fleet. KEYS: the rate hash (base rate per second, ``at`` its decrease, ``next``
+# the next free time, and the admissions measured: ``start``, ``n``, ``last``); times in
+# microseconds of the server's clock. ARGV: increase share per second, measure window
+# and the TTL of a measuring key in milliseconds. Answers the microseconds to wait (0:
+# admitted, counted).
+_LEARNED_ADMIT: Final = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local h = redis.call('HMGET', KEYS[1], 'base', 'at', 'next', 'start', 'n')
+local base, start = tonumber(h[1]), tonumber(h[4])
+if base then
+  local rate = base * (1 + tonumber(ARGV[1]) * math.max(0, now - tonumber(h[2])) / 1000000)
+  local free = tonumber(h[3]) or 0
+  if free > now then return free - now end
+  redis.call('HSET', KEYS[1], 'next', string.format('%.0f', now + 1000000 / rate))
+end
+if not start or now - start >= tonumber(ARGV[2]) * 1000 then
+  local fields = {'start', string.format('%.0f', now), 'n', 1}
+  if start then
+    local last = (tonumber(h[5]) or 0) * 1000000 / (now - start)
+    fields[5], fields[6] = 'last', string.format('%.17g', last)
+  end
+  redis.call('HSET', KEYS[1], unpack(fields))
+else
+  redis.call('HINCRBY', KEYS[1], 'n', 1)
+end
+if not base then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return 0
+"""
+
+# A 429: decrease the learned rate (at most once per hold), as ``Learner.limited`` does.
+# KEYS: the rate hash. ARGV: decrease, increase, min rate, hold in microseconds, the
+# shortest span measured in microseconds, forget in milliseconds. 1: decreased.
+_LEARNED_LIMITED: Final = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local h = redis.call('HMGET', KEYS[1], 'base', 'at', 'start', 'n', 'last')
+local base, at = tonumber(h[1]), tonumber(h[2])
+if at and now - at < tonumber(ARGV[4]) then return 0 end
+local known = nil
+if base then known = base * (1 + tonumber(ARGV[2]) * math.max(0, now - at) / 1000000) end
+local start, n = tonumber(h[3]), tonumber(h[4]) or 0
+local measured = tonumber(h[5])
+if start and n > 0 and now - start >= tonumber(ARGV[5]) then
+  measured = n * 1000000 / (now - start)
+end
+if measured and measured > 0 and (not known or measured < known) then known = measured end
+local rate = tonumber(ARGV[3])
+if known then rate = math.max(rate, tonumber(ARGV[1]) * known) end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'base', string.format('%.17g', rate), 'at', string.format('%.0f', now),
+  'next', string.format('%.0f', now + 1000000 / rate), 'start', string.format('%.0f', now), 'n', 0)
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+return 1
+"""
+
 _Args = list[str | int]
 _T = TypeVar("_T")
 
@@ -375,6 +433,8 @@ _SCRIPTS: Final = (
     _PARK,
     _RECORD_PACE,
     _BREAKER,
+    _LEARNED_ADMIT,
+    _LEARNED_LIMITED,
 )
 
 
@@ -399,6 +459,8 @@ class _Scripts(Generic[_S]):
         "breaker",
         "end_probe",
         "extend",
+        "learned",
+        "limited",
         "pace",
         "park",
         "read",
@@ -415,6 +477,8 @@ class _Scripts(Generic[_S]):
     park: _S
     pace: _S
     breaker: _S
+    learned: _S
+    limited: _S
 
     def __init__(self, register: Callable[[str], _S]) -> None:
         (
@@ -427,6 +491,8 @@ class _Scripts(Generic[_S]):
             self.park,
             self.pace,
             self.breaker,
+            self.learned,
+            self.limited,
         ) = map(register, _SCRIPTS)
 
 
@@ -498,6 +564,10 @@ class RedisCoordination:
             which every process of the fleet spends.
         breaker: A circuit breaker per scope (:class:`~llm_retry.CircuitBreaker`), kept
             in this process: each process opens its own on the outcomes it saw.
+        learn: Learn each scope's sending rate from its 429s
+            (:class:`~llm_retry.LearnedRate`), shared by the fleet: every process
+            spaces its attempts at the rate the fleet's 429s taught (for providers that
+            state no rate-limit headers); ``None``: no learned rate.
 
     The sync client is made on first use; async callers get one client per event loop.
     Close them with :meth:`close` and :meth:`aclose`.
@@ -506,7 +576,8 @@ class RedisCoordination:
     .. versionchanged:: 0.3.0
        The URL is checked on construction; Redis coming back is logged, and both its
        going away and its coming back are sent to the hooks as a
-       :class:`~llm_retry.instrumentation.CoordinationEvent`.
+       :class:`~llm_retry.instrumentation.CoordinationEvent`; ``learn`` and
+       :meth:`record_limited`.
     """
 
     __slots__ = (
@@ -517,6 +588,7 @@ class RedisCoordination:
         "_down_until",
         "_fallbacks",
         "_key_ttl_ms",
+        "_learn",
         "_lease_ms",
         "_local",
         "_lock",
@@ -546,6 +618,7 @@ class RedisCoordination:
         cluster: bool = False,
         headroom: float = DEFAULT_HEADROOM,
         breaker: CircuitBreaker | None = None,
+        learn: LearnedRate | None = None,
     ) -> None:
         self._cluster = bool(cluster)
         self._url = check_url(url, cluster=self._cluster)
@@ -560,7 +633,9 @@ class RedisCoordination:
             probe_poll=probe_poll,
             headroom=headroom,
             breaker=breaker,
+            learn=learn,
         )
+        self._learn = learn
         # The breaker's settings and this process's window of outcomes; its state is
         # the fleet's, in Redis (the local backend's own breaker serves a fallback).
         self._breaker = breaker
@@ -583,6 +658,11 @@ class RedisCoordination:
     def prefix(self) -> str:
         """The namespace of every key."""
         return self._prefix
+
+    @property
+    def learn(self) -> LearnedRate | None:
+        """How each scope's rate is learned from its 429s (``None``: it is not)."""
+        return self._learn
 
     @property
     def fallbacks(self) -> int:
@@ -841,7 +921,14 @@ class RedisCoordination:
         keys = self._admit_keys(scope)
         args = [token, repr(self._local.pace.headroom)]
         answer = self._run(lambda s: s.admit(keys=keys, args=args), _state)
-        return self._local.admit(scope) if answer is None else self._admission(answer, token, scope)
+        if answer is None:
+            return self._local.admit(scope)
+        admission = self._admission(answer, token, scope)
+        if admission.wait > 0 or self._learn is None:
+            return admission
+        key, learned = [self.key(scope, "rate")], self._learned_args()
+        wait = self._run(lambda s: s.learned(keys=key, args=learned), _micros)
+        return self._learned(scope, admission, wait)
 
     async def aadmit(self, scope: str) -> Admission:
         """:meth:`admit` for async callers."""
@@ -852,7 +939,59 @@ class RedisCoordination:
         keys = self._admit_keys(scope)
         args = [token, repr(self._local.pace.headroom)]
         answer = await self._arun(lambda s: s.admit(keys=keys, args=args), _state)
-        return self._local.admit(scope) if answer is None else self._admission(answer, token, scope)
+        if answer is None:
+            return self._local.admit(scope)
+        admission = self._admission(answer, token, scope)
+        if admission.wait > 0 or self._learn is None:
+            return admission
+        key, learned = [self.key(scope, "rate")], self._learned_args()
+        wait = await self._arun(lambda s: s.learned(keys=key, args=learned), _micros)
+        if wait and admission.probe is not None:  # a held prober gives its lease back
+            await self.aend_probe(scope, admission.probe, lifted=False)
+        return admission if not wait else Admission(wait / 1_000_000)
+
+    def _learned_args(self) -> _Args:
+        """The learned-rate admit script's arguments."""
+        learn = self._learn
+        assert learn is not None  # noqa: S101 - asked only with ``learn``
+        return [repr(learn.increase), round(MEASURE_WINDOW * 1000), round(learn.forget * 1000)]
+
+    def _learned(self, scope: str, admission: Admission, wait: int | None) -> Admission:
+        """``admission`` held by the learned rate's ``wait`` (microseconds; 0 or None: not)."""
+        if not wait:
+            return admission
+        if admission.probe is not None:  # a held prober gives its lease back
+            self.end_probe(scope, admission.probe, lifted=False)
+        return Admission(wait / 1_000_000)
+
+    def record_limited(self, scope: str) -> None:
+        """A rate limit under ``scope``: decrease the fleet's learned rate (and this process's)."""
+        if self._learn is None:
+            return
+        self._local.record_limited(scope)
+        key, args = [self.key(scope, "rate")], self._limited_args()
+        self._run(lambda s: s.limited(keys=key, args=args), _flag)
+
+    async def arecord_limited(self, scope: str) -> None:
+        """:meth:`record_limited` for async callers."""
+        if self._learn is None:
+            return
+        self._local.record_limited(scope)
+        key, args = [self.key(scope, "rate")], self._limited_args()
+        await self._arun(lambda s: s.limited(keys=key, args=args), _flag)
+
+    def _limited_args(self) -> _Args:
+        """The learned-rate decrease script's arguments."""
+        learn = self._learn
+        assert learn is not None  # noqa: S101 - asked only with ``learn``
+        return [
+            repr(learn.decrease),
+            repr(learn.increase),
+            repr(learn.min_rate),
+            round(learn.hold * 1_000_000),
+            round(MIN_SPAN * 1_000_000),
+            round(learn.forget * 1000),
+        ]
 
     def _admission(self, answer: tuple[int, int], token: str, scope: str) -> Admission:
         """The admit script's ``{state, microseconds}`` as an :class:`Admission`."""
