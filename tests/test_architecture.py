@@ -141,3 +141,44 @@ def test_one_class_name_means_one_class():
                 if inspect.isclass(value) and value.__module__ == module.__name__:
                     defined[name].add(module.__name__)
     assert {name: sorted(where) for name, where in defined.items() if len(where) > 1} == {}
+
+
+def _module_imports() -> dict[str, set[str]]:
+    """Each module of ours and the modules of ours it imports (a name's module if it is one).
+
+    Every import counts, at any depth of the file: one made only for type hints or
+    inside a function ties the two modules as much as one at the top.
+    """
+    modules = {_module_name(path): path for path in MODULES}
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        targets = set()
+        for name in _imports(path):
+            while name and name not in modules:  # ``pkg.mod.Name`` -> ``pkg.mod``
+                name = name.rpartition(".")[0]
+            if name and name != module and not module.startswith(name + "."):
+                targets.add(name)
+        graph[module] = targets
+    return graph
+
+
+def test_no_module_imports_itself_through_others():
+    """No circles: a module never reaches itself through the modules it imports.
+
+    A package's ``__init__`` re-exporting its modules is not a circle (its modules never
+    import the package itself), so only modules that are not packages' ``__init__`` and
+    the packages below them are followed.
+    """
+    graph = _module_imports()
+    circles = []
+    for start in sorted(graph):
+        stack, seen = [(start, [start])], {start}
+        while stack:
+            module, path = stack.pop()
+            for target in sorted(graph.get(module, ())):
+                if target == start:
+                    circles.append(" -> ".join([*path, start]))
+                elif target not in seen:
+                    seen.add(target)
+                    stack.append((target, [*path, target]))
+    assert circles == []
