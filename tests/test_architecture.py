@@ -153,7 +153,8 @@ def _module_imports() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for module, path in modules.items():
         targets = set()
-        for name in _imports(path):
+        for imported in _imports(path):
+            name = imported
             while name and name not in modules:  # ``pkg.mod.Name`` -> ``pkg.mod``
                 name = name.rpartition(".")[0]
             if name and name != module and not module.startswith(name + "."):

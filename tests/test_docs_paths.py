@@ -5,7 +5,7 @@ module moved to ``_rules/status.py``, a page citing ``adapter/_mistral/foo.py``.
 test reads every docstring in src/ (``#:`` comments included), every page of docs/ and
 README.md, and resolves what they name:
 
-- a repository path (``src/llm_retry/_policy.py``, ``tests/...``, ``docs/...``,
+- a repository path (``src/llm_retry/_settings.py``, ``tests/...``, ``docs/...``,
   ``bench/...``, ``examples/...``) and a path inside a package
   (``adapter/_mistral/client.py``) must exist;
 - a bare file name in a docstring (``_status.py``, ``STYLE.md``) must be a file of the
@@ -162,7 +162,7 @@ def test_stale_names_are_found(text):
 @pytest.mark.parametrize(
     "text",
     [
-        pytest.param("``_rules/status.py`` and src/llm_retry/_policy.py", id="paths"),
+        pytest.param("``_rules/status.py`` and src/llm_retry/_settings.py", id="paths"),
         pytest.param("openai's src/openai/_exceptions.py (APITimeoutError)", id="theirs"),
         pytest.param(":func:`~llm_errors.logs._tally.normalise`", id="private-function"),
         pytest.param(":attr:`~llm_retry.RetryPolicy.max_attempts`", id="slotted-field"),

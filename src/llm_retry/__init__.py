@@ -13,10 +13,10 @@ import typing
 
 from llm_errors._version import module_attribute as _module_attribute
 from llm_retry._aimd import LearnedRate
-from llm_retry._attempts import Attempt, Attempts
 from llm_retry._breaker import BREAKER_CODES, BreakerState, CircuitBreaker
 from llm_retry._budget import RetryBudget
 from llm_retry._coordination import MAX_PARK, Admission, Coordination, InProcessCoordination
+from llm_retry._core import Attempt, Attempts, RetryPolicy, retry_llm
 from llm_retry._events import GiveUpReason, RetryEvent, RetryInfo, log_retry, retry_info
 from llm_retry._fallback import (
     DEFAULT_FALLBACK_RULES,
@@ -27,7 +27,6 @@ from llm_retry._fallback import (
     fallback_predicate,
 )
 from llm_retry._limits import RateLimits, Unit, Window, read_rate_limits
-from llm_retry._policy import RetryPolicy, retry_llm
 from llm_retry._stats import RetryStats
 from llm_retry._strategies import (
     retry_if_code,

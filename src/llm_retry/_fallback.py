@@ -37,8 +37,8 @@ from typing import Any, Final, Generic, ParamSpec, TypeAlias, TypeVar, cast
 from llm_errors import ErrorCode, classify
 from llm_retry._checks import require_callable, require_int, require_number, shown
 from llm_retry._coordination import Coordination, FailOpen, check_scope
+from llm_retry._core import target_name
 from llm_retry._strategies import Classifier
-from llm_retry._wrap import target_name
 
 __all__ = [
     "DEFAULT_FALLBACK_RULES",

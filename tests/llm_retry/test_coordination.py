@@ -34,8 +34,8 @@ from llm_retry import (
     instant_retries,
     retry_info,
 )
-from llm_retry._call import MAX_ADMISSIONS
 from llm_retry._coordination import MAX_SCOPE_LENGTH, check_scope, named_scope
+from llm_retry._core import MAX_ADMISSIONS
 from llm_retry.instrumentation import BreakerEvent, set_on_retry_hooks
 
 

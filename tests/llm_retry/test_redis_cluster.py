@@ -140,8 +140,10 @@ def test_the_asyncio_cluster_client_shares_the_same_state(coordination, redis_cl
 
 
 def test_park_pace_breaker_and_learned_rate_on_every_master(redis_cluster, prefix):
-    """The newer scripts (a parked quota, a stated window, the breaker, a learned rate) run
-    on each scope's own master, sync and async, with no fallback."""
+    """The newer scripts run on each scope's own master, sync and async, with no fallback.
+
+    A parked quota, a stated window, the breaker and a learned rate.
+    """
     breaker = CircuitBreaker(min_calls=2, failure_ratio=0.5, open_for=LONG, max_open_for=LONG)
     slow = LearnedRate(min_rate=0.01, increase=0.0, hold=0.0)
     backend = RedisCoordination(

@@ -1,37 +1,68 @@
-"""One call's retry state, and the tenacity strategies that read it.
+"""The call machinery: one call's retry state, and every way a policy runs a call.
 
-A :class:`Call` is created per call and never shared, so it can hold the call's start
-time, the waits it made and why it stopped, and build a fresh ``Retrying`` /
-``AsyncRetrying`` (a shared tenacity object would mix the state of concurrent calls).
-Its ``retry``/``wait``/``stop`` methods are tenacity strategies over the same pure
-decisions as the public ones in ``_strategies``.
+:class:`RetryPolicy` is the policy's data (:class:`~llm_retry._settings.RetrySettings`:
+its fields and their checks) with the two ways to run under it, ``wrap`` and
+``attempts``. Everything below them is here, so the core reads downward only:
 
-With a ``coordination`` backend, the call also shares state under its scope: before
-every attempt it asks the backend for admission and waits until the end the backend
-recorded, asking again after each wait (or fails fast when a wait would cross its
-deadline); after a cooldown, one call probes first and ends the probe with its result;
-a failure with a server-directed wait extends the cooldown, and the budget's tokens
-live in the backend. The async controller gets async twins of the
-strategies that talk to the backend, so an event loop never blocks on it. Every
-operation goes through :class:`~llm_retry._coordination.FailOpen`, so no backend error
-becomes the call's error.
-
-Events name the call by its scope when it names one (the policy's, or the first
-argument's ``llm_retry_scope``: ``mistral:mistral-small-latest`` for the Mistral
-adapter's calls), else by the wrapped callable's qualified name.
+* :class:`Call`: one call's retry state and the tenacity strategies that read it. A
+  call is created per call and never shared, so it can hold its start time, the waits
+  it made and why it stopped, and build a fresh ``Retrying``/``AsyncRetrying`` (a shared
+  tenacity object would mix the state of concurrent calls). Its ``retry``/``wait``/
+  ``stop`` methods are tenacity strategies over the same pure decisions as the public
+  ones in ``_strategies``. With a ``coordination`` backend it also shares state under
+  its scope: before every attempt it asks the backend for admission and waits until the
+  end the backend recorded, asking again after each wait (or fails fast when a wait
+  would cross its deadline); after a cooldown, one call probes first and ends the probe
+  with its result; a failure with a server-directed wait extends the cooldown, and the
+  budget's tokens live in the backend. The async controller gets async twins of the
+  strategies that talk to the backend, so an event loop never blocks on it. Every
+  operation goes through :class:`~llm_retry._coordination.FailOpen`, so no backend
+  error becomes the call's error. Events name the call by its scope when it names one
+  (the policy's, or the first argument's ``llm_retry_scope``), else by the wrapped
+  callable's qualified name.
+* :class:`Attempts`: the iterator form (``for attempt in policy.attempts(): with
+  attempt: ...`` and ``async for``); each loop over it is one call with fresh state.
+* Streams (:func:`retry_generator`, :func:`retry_async_generator`): retried only until
+  their first item reaches the caller. Restarting a stream after the caller has seen
+  part of it would duplicate output (the same text twice, a tool call issued twice), so
+  a generator is retried while it is opening or failing before its first item, and
+  never after; a failure after it propagates as it was, classified, with
+  ``items_delivered`` in its :class:`~llm_retry.RetryInfo` and its notes. Plain tenacity
+  does not retry an async generator at all (calling one returns the generator at once,
+  which counts as success); here the first item is fetched inside the retry loop. The
+  rest of the stream is delegated by hand rather than with ``yield from``, which cannot
+  count items: ``send``/``throw``/``close`` reach the inner generator as they would
+  through ``yield from``.
+* :func:`wrap`: one wrapper for every kind of callable. Sync functions and coroutine
+  functions are retried as a whole; generator functions go to the stream wrappers. The
+  kind is decided once, at decoration time, from the function (or, for a callable
+  object, its ``__call__``), as tenacity and stamina do.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import random
 import time
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, cast
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Generator,
+    Iterator,
+    Mapping,
+)
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Final, Generic, ParamSpec, Self, TypeVar, cast
 
 import tenacity as _t
 
 from llm_errors import Classification, ErrorCode, QuotaExceededError, RateLimitError, ServerError
 from llm_retry._breaker import BREAKER_CODES
+from llm_retry._checks import require_callable
 from llm_retry._coordination import (
     COOLDOWN_CODES,
     DEFAULT_SCOPE,
@@ -49,6 +80,7 @@ from llm_retry._events import (
     RetryInfo,
     annotate,
 )
+from llm_retry._settings import RetrySettings
 from llm_retry._strategies import (
     failure,
     is_retryable,
@@ -59,10 +91,24 @@ from llm_retry._strategies import (
 from llm_retry._testing import active_recorder
 from llm_retry.instrumentation._hooks import dispatch
 
-if TYPE_CHECKING:
-    from llm_retry._policy import RetryPolicy
+__all__ = [
+    "MAX_ADMISSIONS",
+    "Attempt",
+    "Attempts",
+    "Call",
+    "RetryPolicy",
+    "retry_async_generator",
+    "retry_generator",
+    "retry_llm",
+    "target_name",
+    "wrap",
+]
 
-__all__ = ["Call"]
+P = ParamSpec("P")
+T = TypeVar("T")
+Y = TypeVar("Y")
+S = TypeVar("S")
+R = TypeVar("R")
 
 #: Without a coordination backend the budget is the object itself, as this one keeps it.
 _UNCOORDINATED = FailOpen(InProcessCoordination())
@@ -94,7 +140,7 @@ class Call:
 
     def __init__(
         self,
-        policy: RetryPolicy,
+        policy: RetrySettings,
         target: str,
         args: tuple[object, ...] = (),
         kwargs: Mapping[str, object] | None = None,
@@ -519,3 +565,409 @@ def _why(admission: Admission) -> str:
 def _wake_jitter(seconds: float) -> float:
     """Extra wait after a wait of ``seconds``: uniform in ``[0, WAKE_JITTER * seconds]``."""
     return random.uniform(0.0, WAKE_JITTER * seconds)  # noqa: S311 - jitter, not cryptography
+
+
+class Attempt:
+    """One attempt of a retried block; use it as ``with attempt:``.
+
+    A failure inside the block is handed to the policy (retried, or raised when the
+    policy stops); leaving the block normally ends the loop.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __slots__ = ("_call", "_manager")
+
+    def __init__(self, manager: _t.AttemptManager, call: Call) -> None:
+        self._manager = manager
+        self._call = call
+
+    @property
+    def number(self) -> int:
+        """This attempt's number, counting from 1."""
+        return self._manager.retry_state.attempt_number
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> bool | None:
+        if exc is None:
+            self._call.got_through()
+            self._call.succeeded()
+        return self._manager.__exit__(exc_type, exc, traceback)
+
+    def __repr__(self) -> str:
+        return f"<Attempt {self.number}>"
+
+
+class Attempts:
+    """The attempts of one retried block, for ``for`` or ``async for``.
+
+    Returned by :meth:`RetryPolicy.attempts`.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __slots__ = ("_name", "_policy")
+
+    def __init__(self, policy: RetrySettings, name: str) -> None:
+        self._policy = policy
+        self._name = name
+
+    def __iter__(self) -> Iterator[Attempt]:
+        return _SyncAttempts(Call(self._policy, self._name))
+
+    def __aiter__(self) -> AsyncIterator[Attempt]:
+        return _AsyncAttempts(Call(self._policy, self._name))
+
+
+class _SyncAttempts:
+    __slots__ = ("_call", "_managers")
+
+    def __init__(self, call: Call) -> None:
+        self._call = call
+        self._managers = iter(call.retrying())
+
+    def __iter__(self) -> Self:
+        return self
+
+    def __next__(self) -> Attempt:
+        try:
+            manager = next(self._managers)
+        except StopIteration:
+            raise
+        except Exception as error:
+            self._call.give_up(error)
+            raise
+        return Attempt(manager, self._call)
+
+
+class _AsyncAttempts:
+    __slots__ = ("_call", "_managers")
+
+    def __init__(self, call: Call) -> None:
+        self._call = call
+        self._managers = call.async_retrying().__aiter__()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> Attempt:
+        try:
+            manager = await self._managers.__anext__()
+        except StopAsyncIteration:
+            raise
+        except Exception as error:
+            self._call.give_up(error)
+            raise
+        return Attempt(manager, self._call)
+
+
+@dataclass(frozen=True, slots=True)
+class _Exhausted(Generic[R]):
+    """The stream ended before its first item (with this return value)."""
+
+    value: R
+
+
+def _open(
+    fn: Callable[P, Generator[Y, S, R]], *args: P.args, **kwargs: P.kwargs
+) -> tuple[Generator[Y, S, R], Y | _Exhausted[R]]:
+    """Start the stream and take its first item: the part that may be retried."""
+    stream = fn(*args, **kwargs)
+    try:
+        return stream, next(stream)
+    except StopIteration as stop:
+        return stream, _Exhausted(cast("R", stop.value))
+
+
+async def _aopen(
+    fn: Callable[P, AsyncGenerator[Y, S]], *args: P.args, **kwargs: P.kwargs
+) -> tuple[AsyncGenerator[Y, S], Y | _Exhausted[None]]:
+    """Start the async stream and take its first item: the part that may be retried."""
+    stream = fn(*args, **kwargs)
+    try:
+        return stream, await anext(stream)
+    except StopAsyncIteration:
+        return stream, _Exhausted(None)
+
+
+def retry_generator(
+    policy: RetrySettings, fn: Callable[P, Generator[Y, S, R]], target: str
+) -> Callable[P, Generator[Y, S, R]]:
+    """Wrap a generator function: retried until the first item, delegated after."""
+
+    @functools.wraps(fn)
+    def retried(*args: P.args, **kwargs: P.kwargs) -> Generator[Y, S, R]:
+        call = Call(policy, target, args, kwargs)
+        try:
+            opened: tuple[Generator[Y, S, R], Y | _Exhausted[R]]
+            opened = call.retrying()(_open, fn, *args, **kwargs)
+        except Exception as error:
+            call.give_up(error, delivered=0)
+            raise
+        stream, head = opened
+        call.got_through()
+        if isinstance(head, _Exhausted):
+            call.succeeded()
+            return head.value
+        item, delivered = head, 0
+        try:
+            while True:
+                delivered += 1
+                try:
+                    sent = yield item
+                except GeneratorExit:
+                    stream.close()
+                    call.succeeded()
+                    raise
+                except BaseException as thrown:  # noqa: BLE001 - forwarded, as yield from does
+                    item = stream.throw(thrown)
+                else:
+                    item = stream.send(sent)
+        except StopIteration as stop:
+            call.succeeded()
+            value: R = stop.value
+            return value
+        except Exception as error:
+            call.give_up(error, delivered=delivered)
+            raise
+
+    return retried
+
+
+def retry_async_generator(
+    policy: RetrySettings, fn: Callable[P, AsyncGenerator[Y, S]], target: str
+) -> Callable[P, AsyncGenerator[Y, S]]:
+    """Wrap an async generator function: retried until the first item, delegated after."""
+
+    @functools.wraps(fn)
+    async def retried(*args: P.args, **kwargs: P.kwargs) -> AsyncGenerator[Y, S]:
+        call = Call(policy, target, args, kwargs)
+        try:
+            opened: Any = await call.async_retrying()(_aopen, fn, *args, **kwargs)
+        except Exception as error:
+            call.give_up(error, delivered=0)
+            raise
+        stream, head = cast("tuple[AsyncGenerator[Y, S], Y | _Exhausted[None]]", opened)
+        await call.agot_through()
+        if isinstance(head, _Exhausted):
+            call.succeeded()
+            return
+        item, delivered = head, 0
+        try:
+            while True:
+                delivered += 1
+                try:
+                    sent = yield item
+                except GeneratorExit:
+                    await stream.aclose()
+                    call.succeeded()
+                    raise
+                except BaseException as thrown:  # noqa: BLE001 - forwarded, as yield from does
+                    item = await stream.athrow(thrown)
+                else:
+                    item = await stream.asend(sent)
+        except StopAsyncIteration:
+            call.succeeded()
+        except Exception as error:
+            call.give_up(error, delivered=delivered)
+            raise
+
+    return retried
+
+
+def _is(predicate: Callable[[object], bool], fn: Callable[..., object]) -> bool:
+    """``predicate`` holds for ``fn`` or, for a callable object, for its ``__call__``."""
+    return predicate(fn) or predicate(type(fn).__call__)
+
+
+def target_name(fn: object) -> str:
+    """The name logs and events use for ``fn``: module and qualified name, never arguments."""
+    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    module = getattr(fn, "__module__", None)
+    return f"{module}.{name}" if module else str(name)
+
+
+def wrap(policy: RetrySettings, fn: Callable[P, T]) -> Callable[P, T]:
+    """Retry ``fn`` under ``policy`` (see :meth:`RetryPolicy.wrap`)."""
+    require_callable("the wrapped object", fn)
+    target = target_name(fn)
+    if _is(inspect.isasyncgenfunction, fn):
+        return cast("Callable[P, T]", retry_async_generator(policy, cast("Any", fn), target))
+    if _is(inspect.isgeneratorfunction, fn):
+        return cast("Callable[P, T]", retry_generator(policy, cast("Any", fn), target))
+    if _is(inspect.iscoroutinefunction, fn):
+        return cast("Callable[P, T]", _retry_coroutine(policy, cast("Any", fn), target))
+    return _retry_function(policy, fn, target)
+
+
+def _retry_function(policy: RetrySettings, fn: Callable[P, T], target: str) -> Callable[P, T]:
+    @functools.wraps(fn)
+    def retried(*args: P.args, **kwargs: P.kwargs) -> T:
+        call = Call(policy, target, args, kwargs)
+        try:
+            result = call.retrying()(fn, *args, **kwargs)
+        except Exception as error:
+            call.give_up(error)
+            raise
+        call.got_through()
+        call.succeeded()
+        return result
+
+    return retried
+
+
+def _retry_coroutine(
+    policy: RetrySettings, fn: Callable[P, Coroutine[Any, Any, T]], target: str
+) -> Callable[P, Coroutine[Any, Any, T]]:
+    @functools.wraps(fn)
+    async def retried(*args: P.args, **kwargs: P.kwargs) -> T:
+        call = Call(policy, target, args, kwargs)
+        try:
+            result: T = await call.async_retrying()(fn, *args, **kwargs)
+        except Exception as error:
+            call.give_up(error)
+            raise
+        await call.agot_through()
+        call.succeeded()
+        return result
+
+    return retried
+
+
+class RetryPolicy(RetrySettings):
+    """How to retry an LLM call: which failures, how often, how long, how fast.
+
+    Defaults bound both the attempts and the total time, retry exactly the transient
+    codes, and honour the server's ``Retry-After``. The rules:
+
+    * Only failures whose classified code is in ``retry_on`` are retried; ``ABORTED``,
+      ``asyncio.CancelledError``, ``KeyboardInterrupt`` and ``SystemExit`` never are,
+      and nothing is ever swallowed: the last error is raised as it was, with a
+      :class:`~llm_retry.RetryInfo` and a note attached.
+    * A server-directed wait (``Retry-After``, ``retry-after-ms``) replaces the backoff;
+      one above ``max_retry_after`` stops retrying at once.
+    * A wait that would end after ``deadline`` is not started: the call fails now rather
+      than sleep and then fail.
+    * With a ``budget``, every retry spends a shared token; an empty budget stops
+      retrying at once (see :class:`~llm_retry.RetryBudget`).
+    * With a ``coordination`` backend, calls under one ``scope`` share a cooldown and
+      the budget's tokens, across processes with Redis: a rate limit with a
+      ``Retry-After`` seen by one call is waited out before every attempt of the others,
+      first attempts included, and a call whose deadline ends first fails at once with
+      a ``RateLimitError`` that says so.
+
+    Attributes:
+        max_attempts: Attempts in total, the first included (``1`` disables retries).
+        deadline: Seconds the whole call may take, attempts and waits together;
+            ``math.inf`` for none. Checked before each wait (an attempt in progress is
+            not interrupted: give the SDK a timeout for that).
+        initial_wait: Backoff ceiling after the first failure, in seconds.
+        max_wait: Largest backoff ceiling, in seconds.
+        multiplier: Growth of the ceiling per attempt (``1`` keeps it constant).
+        jitter: Full jitter: wait uniformly in ``[0, ceiling]`` (AWS "full jitter").
+            Without it the wait is the ceiling itself.
+        retry_on: The codes to retry (default ``DEFAULT_RETRYABLE_CODES``): one
+            ``ErrorCode``, a string of code names separated by commas and/or blanks in
+            any case (``"RATE_LIMIT,SERVER"``), or any collection of codes and names
+            (``["RATE_LIMIT", ErrorCode.SERVER]``); kept as a ``frozenset`` of
+            ``ErrorCode``. An unknown name is a ``ValueError`` that names it and lists
+            the codes.
+        respect_retry_after: Use the server-directed wait when the error carries one.
+        max_retry_after: Longest server-directed wait accepted, in seconds.
+        wait_for_reset: Longest a call waits, in seconds, for the reset of a quota its
+            scope's backend has parked (a spent quota with a stated reset, seen by any
+            call of the scope) instead of failing at once with a ``QuotaExceededError``;
+            for batch jobs. ``0`` (the default): fail at once. The deadline bounds it.
+        classifier: Routes an exception to a code (default ``llm_errors.classify``).
+        budget: A retry budget shared with other policies and calls, or ``None``. With
+            ``coordination``, its capacity and refill size the scope's shared bucket.
+        scope: What shares a cooldown and a budget under ``coordination``: a name such
+            as ``"openai:gpt-4o"``, or a function of the wrapped call's arguments that
+            returns one. ``None``: the first argument's ``llm_retry_scope`` attribute
+            if it has one (the Mistral adapter's calls name ``mistral:<model id>``),
+            else ``"default"``. A scope the call names (all but ``"default"``) is also
+            its name in logs and events, with or without ``coordination``.
+        coordination: Where cooldowns and budget tokens are shared:
+            :class:`~llm_retry.InProcessCoordination` (this process) or
+            :class:`llm_retry.redis.RedisCoordination` (a fleet). ``None``, the default,
+            shares no cooldown and keeps the budget in the ``budget`` object.
+        on_retry: Called before each wait with a :class:`~llm_retry.RetryEvent`
+            (default :func:`~llm_retry.log_retry`: one WARNING); ``None`` for silence.
+        sleep: How a sync call waits.
+        async_sleep: How an async call waits.
+        clock: Monotonic seconds, for the deadline.
+        stats: Counters of every call made through this policy (not an init field:
+            ``dataclasses.replace`` gives the copy fresh counters).
+
+    .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0
+       ``retry_on`` takes any iterable of codes or code names.
+    .. versionchanged:: 0.3.0
+       ``retry_on`` takes one code, or one string of comma-separated code names.
+    """
+
+    __slots__ = ()
+
+    def wrap(self, fn: Callable[P, T]) -> Callable[P, T]:
+        """Retry ``fn`` under this policy; works on every kind of callable.
+
+        * sync and async functions: the whole call is retried;
+        * sync and async generator functions: the stream is retried only while nothing
+          has reached the caller (opening it, or failing before its first item). After
+          the first item a failure propagates with the number of items delivered,
+          because a restart would duplicate output the caller already has.
+
+        The signature and return type are preserved for type checkers.
+
+        .. versionadded:: 0.1.0
+        """
+        return wrap(self, fn)
+
+    def attempts(self, *, name: str = "attempts()") -> Attempts:
+        """Retry a block instead of a function, sync or async.
+
+        ``name`` stands for the block in logs and events when the policy names no
+        ``scope`` (a wrapped function's is its qualified name).
+
+        Example::
+
+            for attempt in policy.attempts():
+                with attempt:
+                    reply = client.chat(...)
+
+            async for attempt in policy.attempts():
+                with attempt:
+                    reply = await client.chat(...)
+
+        .. versionadded:: 0.1.0
+        """
+        return Attempts(self, name)
+
+
+def retry_llm(policy: RetryPolicy | None = None) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """Decorate a function, coroutine function or (async) generator function with retries.
+
+    Example::
+
+        @retry_llm(RetryPolicy(max_attempts=3))
+        async def ask(prompt: str) -> str: ...
+
+    ``retry_llm()`` uses a default :class:`RetryPolicy` of its own (own statistics).
+
+    .. versionadded:: 0.1.0
+    """
+    if policy is None:
+        policy = RetryPolicy()
+    elif not isinstance(policy, RetryPolicy):
+        raise TypeError(
+            f"retry_llm() takes a RetryPolicy, got {type(policy).__name__}; "
+            "write @retry_llm() or @retry_llm(policy)"
+        )
+    return policy.wrap

@@ -1,10 +1,10 @@
-"""``RetryPolicy``: a frozen description of how LLM calls are retried.
+"""A retry policy's data: a frozen description of how LLM calls are retried.
 
-The policy is data (validated on construction, buildable from a mapping or the
-environment) plus the entry points that apply it: :meth:`RetryPolicy.wrap` for any
-kind of callable and :meth:`RetryPolicy.attempts` for a ``for``/``async for`` loop.
-Each call gets fresh tenacity objects; the policy itself is shared and immutable,
-apart from its ``stats`` counters.
+:class:`RetrySettings` holds the fields (validated on construction, buildable from a
+mapping or the environment) and what reads them without running a call: the scope a
+call shares, its rate limits, its budget. :class:`~llm_retry.RetryPolicy` (in
+``_core``) adds the entry points that apply it, so the call machinery reads the data
+downward. The policy is shared and immutable, apart from its ``stats`` counters.
 """
 
 from __future__ import annotations
@@ -14,11 +14,10 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ParamSpec, Self, TypeVar, cast
+from typing import Any, Self, cast
 
 from llm_errors import DEFAULT_RETRYABLE_CODES, classify
 from llm_retry._aimd import LearnedRate
-from llm_retry._attempts import Attempts
 from llm_retry._budget import RetryBudget
 from llm_retry._checks import (
     Codes,
@@ -49,85 +48,18 @@ from llm_retry._strategies import (
     check_backoff,
     check_retry_on,
 )
-from llm_retry._wrap import wrap
 
-__all__ = ["RetryPolicy", "retry_llm"]
-
-P = ParamSpec("P")
-T = TypeVar("T")
+__all__ = ["RetrySettings"]
 
 
 @dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """How to retry an LLM call: which failures, how often, how long, how fast.
+class RetrySettings:
+    """The data of a :class:`~llm_retry.RetryPolicy`: its fields, their checks, how to read them.
 
-    Defaults bound both the attempts and the total time, retry exactly the transient
-    codes, and honour the server's ``Retry-After``. The rules:
+    The fields are documented on :class:`~llm_retry.RetryPolicy`, the class to use;
+    this one holds no call machinery, so the core that runs calls reads it downward.
 
-    * Only failures whose classified code is in ``retry_on`` are retried; ``ABORTED``,
-      ``asyncio.CancelledError``, ``KeyboardInterrupt`` and ``SystemExit`` never are,
-      and nothing is ever swallowed: the last error is raised as it was, with a
-      :class:`~llm_retry.RetryInfo` and a note attached.
-    * A server-directed wait (``Retry-After``, ``retry-after-ms``) replaces the backoff;
-      one above ``max_retry_after`` stops retrying at once.
-    * A wait that would end after ``deadline`` is not started: the call fails now rather
-      than sleep and then fail.
-    * With a ``budget``, every retry spends a shared token; an empty budget stops
-      retrying at once (see :class:`~llm_retry.RetryBudget`).
-    * With a ``coordination`` backend, calls under one ``scope`` share a cooldown and
-      the budget's tokens, across processes with Redis: a rate limit with a
-      ``Retry-After`` seen by one call is waited out before every attempt of the others,
-      first attempts included, and a call whose deadline ends first fails at once with
-      a ``RateLimitError`` that says so.
-
-    Attributes:
-        max_attempts: Attempts in total, the first included (``1`` disables retries).
-        deadline: Seconds the whole call may take, attempts and waits together;
-            ``math.inf`` for none. Checked before each wait (an attempt in progress is
-            not interrupted: give the SDK a timeout for that).
-        initial_wait: Backoff ceiling after the first failure, in seconds.
-        max_wait: Largest backoff ceiling, in seconds.
-        multiplier: Growth of the ceiling per attempt (``1`` keeps it constant).
-        jitter: Full jitter: wait uniformly in ``[0, ceiling]`` (AWS "full jitter").
-            Without it the wait is the ceiling itself.
-        retry_on: The codes to retry (default ``DEFAULT_RETRYABLE_CODES``): one
-            ``ErrorCode``, a string of code names separated by commas and/or blanks in
-            any case (``"RATE_LIMIT,SERVER"``), or any collection of codes and names
-            (``["RATE_LIMIT", ErrorCode.SERVER]``); kept as a ``frozenset`` of
-            ``ErrorCode``. An unknown name is a ``ValueError`` that names it and lists
-            the codes.
-        respect_retry_after: Use the server-directed wait when the error carries one.
-        max_retry_after: Longest server-directed wait accepted, in seconds.
-        wait_for_reset: Longest a call waits, in seconds, for the reset of a quota its
-            scope's backend has parked (a spent quota with a stated reset, seen by any
-            call of the scope) instead of failing at once with a ``QuotaExceededError``;
-            for batch jobs. ``0`` (the default): fail at once. The deadline bounds it.
-        classifier: Routes an exception to a code (default ``llm_errors.classify``).
-        budget: A retry budget shared with other policies and calls, or ``None``. With
-            ``coordination``, its capacity and refill size the scope's shared bucket.
-        scope: What shares a cooldown and a budget under ``coordination``: a name such
-            as ``"openai:gpt-4o"``, or a function of the wrapped call's arguments that
-            returns one. ``None``: the first argument's ``llm_retry_scope`` attribute
-            if it has one (the Mistral adapter's calls name ``mistral:<model id>``),
-            else ``"default"``. A scope the call names (all but ``"default"``) is also
-            its name in logs and events, with or without ``coordination``.
-        coordination: Where cooldowns and budget tokens are shared:
-            :class:`~llm_retry.InProcessCoordination` (this process) or
-            :class:`llm_retry.redis.RedisCoordination` (a fleet). ``None``, the default,
-            shares no cooldown and keeps the budget in the ``budget`` object.
-        on_retry: Called before each wait with a :class:`~llm_retry.RetryEvent`
-            (default :func:`~llm_retry.log_retry`: one WARNING); ``None`` for silence.
-        sleep: How a sync call waits.
-        async_sleep: How an async call waits.
-        clock: Monotonic seconds, for the deadline.
-        stats: Counters of every call made through this policy (not an init field:
-            ``dataclasses.replace`` gives the copy fresh counters).
-
-    .. versionadded:: 0.1.0
-    .. versionchanged:: 0.2.0
-       ``retry_on`` takes any iterable of codes or code names.
-    .. versionchanged:: 0.3.0
-       ``retry_on`` takes one code, or one string of comma-separated code names.
+    .. versionadded:: 0.3.0
     """
 
     max_attempts: int = 4
@@ -225,41 +157,6 @@ class RetryPolicy:
         if url:
             kwargs["coordination"] = _redis_coordination(url, key_prefix, prefix, learn=learn)
         return cls(**cast("dict[str, Any]", kwargs))
-
-    def wrap(self, fn: Callable[P, T]) -> Callable[P, T]:
-        """Retry ``fn`` under this policy; works on every kind of callable.
-
-        * sync and async functions: the whole call is retried;
-        * sync and async generator functions: the stream is retried only while nothing
-          has reached the caller (opening it, or failing before its first item). After
-          the first item a failure propagates with the number of items delivered,
-          because a restart would duplicate output the caller already has.
-
-        The signature and return type are preserved for type checkers.
-
-        .. versionadded:: 0.1.0
-        """
-        return wrap(self, fn)
-
-    def attempts(self, *, name: str = "attempts()") -> Attempts:
-        """Retry a block instead of a function, sync or async.
-
-        ``name`` stands for the block in logs and events when the policy names no
-        ``scope`` (a wrapped function's is its qualified name).
-
-        Example::
-
-            for attempt in policy.attempts():
-                with attempt:
-                    reply = client.chat(...)
-
-            async for attempt in policy.attempts():
-                with attempt:
-                    reply = await client.chat(...)
-
-        .. versionadded:: 0.1.0
-        """
-        return Attempts(self, name)
 
     def record_rate_limits(
         self,
@@ -372,25 +269,3 @@ def _redis_coordination(url: str, key_prefix: str, env_prefix: str, *, learn: bo
     if key_prefix:
         options["prefix"] = key_prefix
     return RedisCoordination(url, **options)
-
-
-def retry_llm(policy: RetryPolicy | None = None) -> Callable[[Callable[P, T]], Callable[P, T]]:
-    """Decorate a function, coroutine function or (async) generator function with retries.
-
-    Example::
-
-        @retry_llm(RetryPolicy(max_attempts=3))
-        async def ask(prompt: str) -> str: ...
-
-    ``retry_llm()`` uses a default :class:`RetryPolicy` of its own (own statistics).
-
-    .. versionadded:: 0.1.0
-    """
-    if policy is None:
-        policy = RetryPolicy()
-    elif not isinstance(policy, RetryPolicy):
-        raise TypeError(
-            f"retry_llm() takes a RetryPolicy, got {type(policy).__name__}; "
-            "write @retry_llm() or @retry_llm(policy)"
-        )
-    return policy.wrap
