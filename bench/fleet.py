@@ -30,7 +30,9 @@ whole fleet doing it at once); ``--cold`` leaves the 429 out:
   shape (``x-ratelimit-limit-requests`` its depth, ``x-ratelimit-remaining-requests``
   the whole tokens left, ``x-ratelimit-reset-requests`` the time to a full bucket as a
   Go duration); a shared policy that records them (``RetryPolicy.record_rate_limits``,
-  from an httpx response hook) against independent policies;
+  from an httpx response hook) against independent policies; ``paced-anthropic`` the
+  same with the bucket stated in Anthropic's shape (``anthropic-ratelimit-requests-*``,
+  the refill an RFC 3339 instant to the second, read against the response's ``Date``);
 * rate limit with a learned rate: no headers read; a shared policy whose backend
   learns the scope's rate from its 429s (``RedisCoordination(learn=LearnedRate())``)
   against independent policies;
@@ -54,7 +56,8 @@ completed calls per second no worse than independent policies, Q <= 0.01 with at
 ``nan``.
 
 Run: ``python bench/fleet.py [--processes P] [--calls M] [--rate R] [--latency S]
-[--runs N] [--parts PART ...] [--cold]``
+[--runs N] [--parts PART ...] [--cold]`` (parts: whole, exact, paced, paced-anthropic,
+learned, outage, breaker; all by default)
 (needs the ``redis-server`` binary and ``llm-resilience[redis]``).
 """
 
@@ -62,6 +65,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime as dt
 import http.server
 import math
 import multiprocessing
@@ -100,6 +104,8 @@ class Provider:
         self.stamp = time.monotonic()
         self.outage = False
         self.exact = False
+        #: Whose header shape the bucket is stated in: "openai" or "anthropic".
+        self.shape = "openai"
         self.lock = threading.Lock()
         self.counts = {"served": 0, "limited": 0, "failed": 0}
         self.limited_at: list[tuple[float, float]] = []
@@ -108,8 +114,20 @@ class Provider:
         self.hits: list[tuple[float, str]] = []
 
     def state(self) -> dict[str, str]:
-        """The bucket as OpenAI states its limits on every response (the lock is held)."""
+        """The bucket as the provider states its limits on every response (the lock is held).
+
+        OpenAI's shape gives the time to a full bucket as a duration; Anthropic's gives
+        the instant of it, RFC 3339 to the second (read against the response's ``Date``,
+        also to the second).
+        """
         seconds = (self.capacity - self.tokens) / self.rate
+        if self.shape == "anthropic":
+            full = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=seconds)
+            return {
+                "anthropic-ratelimit-requests-limit": str(int(self.capacity)),
+                "anthropic-ratelimit-requests-remaining": str(int(self.tokens)),
+                "anthropic-ratelimit-requests-reset": full.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            }
         return {
             "x-ratelimit-limit-requests": str(int(self.capacity)),
             "x-ratelimit-remaining-requests": str(int(self.tokens)),
@@ -145,13 +163,18 @@ class Provider:
             self.limited_at.append((now, retry_after))
             return 429, retry_after
 
-    def reset(self, *, outage: bool, exact: bool = False) -> tuple[dict[str, int], dict[str, int]]:
-        """Refill the bucket, switch the outage and the exact wait; the counts and 429s so far."""
+    def reset(
+        self, *, outage: bool, exact: bool = False, shape: str = "openai"
+    ) -> tuple[dict[str, int], dict[str, int]]:
+        """Refill the bucket, switch the outage, the exact wait and the header shape.
+
+        Returns the counts and the 429s by phase so far.
+        """
         with self.lock:
             counts, self.counts = self.counts, {"served": 0, "limited": 0, "failed": 0}
             limited, self.limited_at = self.limited_at, []
             self.tokens, self.stamp = self.capacity, time.monotonic()
-            self.outage, self.exact = outage, exact
+            self.outage, self.exact, self.shape = outage, exact, shape
             return counts, phases(limited)
 
 
@@ -478,7 +501,13 @@ class Phase:
 
 
 def run_phase(
-    provider: Provider, jobs: list[Job], *, outage: bool, ctx: Any, exact: bool = False
+    provider: Provider,
+    jobs: list[Job],
+    *,
+    outage: bool,
+    ctx: Any,
+    exact: bool = False,
+    shape: str = "openai",
 ) -> Phase:
     """Start the workers, release them together, and count what the provider saw."""
     ready, results, start = ctx.Queue(), ctx.Queue(), ctx.Event()
@@ -487,7 +516,7 @@ def run_phase(
         process.start()
     for _ in processes:
         ready.get(timeout=WORKER_TIMEOUT)
-    provider.reset(outage=outage, exact=exact)
+    provider.reset(outage=outage, exact=exact, shape=shape)
     began = time.monotonic()
     start.set()
     finished = [results.get(timeout=WORKER_TIMEOUT) for _ in processes]
@@ -517,8 +546,8 @@ def main() -> None:
     parser.add_argument(
         "--parts",
         nargs="+",
-        choices=["whole", "exact", "paced", "learned", "outage", "breaker"],
-        default=["whole", "exact", "paced", "learned", "outage", "breaker"],
+        choices=["whole", "exact", "paced", "paced-anthropic", "learned", "outage", "breaker"],
+        default=["whole", "exact", "paced", "paced-anthropic", "learned", "outage", "breaker"],
         help="which parts to run (default: all)",
     )
     parser.add_argument(
@@ -548,6 +577,7 @@ def main() -> None:
             lease: float | None = None,
             paced: bool = False,
             learned: bool = False,
+            shape: str = "openai",
         ) -> Phase:
             # Rate limit: attempts enough for every call to get through, waits as the
             # server directs. Outage: the default attempts, with short backoff waits.
@@ -564,11 +594,13 @@ def main() -> None:
                 paced=paced,
                 learned=learned,
             )
-            return run_phase(provider, [job] * processes, outage=outage, ctx=ctx, exact=exact)
+            return run_phase(
+                provider, [job] * processes, outage=outage, ctx=ctx, exact=exact, shape=shape
+            )
 
         parts = set(args.parts)
         found: dict[str, tuple[list[float], list[float]]] = {}
-        for part in ("whole", "exact", "paced", "learned"):
+        for part in ("whole", "exact", "paced", "paced-anthropic", "learned"):
             if part in parts:
                 found[part] = rate_limit_runs(phase, args.runs, part=part)
         outage = outage_runs(phase) if "outage" in parts else math.nan
@@ -585,6 +617,11 @@ def main() -> None:
     )
     print(f"median completed calls/s shared/independent = {median('whole', 1):.2f}")
     print(f"paced by headers: calls/s paced/independent = {median('paced', 1):.2f}")
+    print(
+        "paced by Anthropic's headers: 429s paced/independent = "
+        f"{median('paced-anthropic', 0):.2f}, "
+        f"calls/s paced/independent = {median('paced-anthropic', 1):.2f}"
+    )
     print(
         f"learned from 429s: 429s learned/independent = {median('learned', 0):.2f}, "
         f"calls/s learned/independent = {median('learned', 1):.2f}"
@@ -606,6 +643,7 @@ VARIANTS = {
         ("shared, no probe", True, 0.0, ""),
     ),
     "paced": (("independent", False, None, ""), ("paced", True, None, "paced")),
+    "paced-anthropic": (("independent", False, None, ""), ("paced", True, None, "paced")),
     "learned": (("independent", False, None, ""), ("learned", True, None, "learned")),
 }
 #: What each part's heading adds.
@@ -613,6 +651,7 @@ _PART_NOTES = {
     "whole": "",
     "exact": "",
     "paced": "; the paced fleet records the rate-limit headers",
+    "paced-anthropic": "; the same in Anthropic's shape (the refill as an RFC 3339 instant)",
     "learned": "; the learned fleet reads no rate-limit headers, it learns a rate from 429s",
 }
 
@@ -649,6 +688,7 @@ def rate_limit_runs(
                 lease=lease,
                 paced=besides == "paced",
                 learned=besides == "learned",
+                shape="anthropic" if part == "paced-anthropic" else "openai",
             )
             seen[name].append(result)
             print(
