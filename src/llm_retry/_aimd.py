@@ -135,10 +135,11 @@ class Learner:
             now = self._clock()
             known = self._scope(scope, now)
             if known.base is not None:
-                rate = self.settings.rate(known.base, now - known.decreased_at)
                 if known.next_free > now:
                     return known.next_free - now
-                known.next_free = now + 1.0 / rate
+                known.next_free = now + 1.0 / self.settings.rate(
+                    known.base, now - known.decreased_at
+                )
             if now - known.window_start >= MEASURE_WINDOW:
                 known.last_rate = known.in_window / (now - known.window_start)
                 known.window_start, known.in_window = now, 0

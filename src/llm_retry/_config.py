@@ -37,10 +37,6 @@ def _to_float(name: str, value: object) -> object:
 
 def parse_bool(name: str, value: object) -> object:
     """``value`` as a bool (``true/false/1/0/yes/no/on/off`` for a string), else unchanged."""
-    return _to_bool(name, value)
-
-
-def _to_bool(name: str, value: object) -> object:
     if isinstance(value, str):
         word = value.strip().lower()
         if word in _TRUE:
@@ -68,9 +64,9 @@ CONFIG_FIELDS: Mapping[str, Callable[[str, object], object]] = {
     "initial_wait": _to_float,
     "max_wait": _to_float,
     "multiplier": _to_float,
-    "jitter": _to_bool,
+    "jitter": parse_bool,
     "retry_on": _to_codes,
-    "respect_retry_after": _to_bool,
+    "respect_retry_after": parse_bool,
     "max_retry_after": _to_float,
     "wait_for_reset": _to_float,
     "scope": _to_scope,

@@ -384,6 +384,17 @@ class _MalformedAnswerError(ValueError):
     """An answer no script of ours gives: whatever listens on the port is not our Redis."""
 
 
+def _held(admission: Admission, wait: int | None) -> tuple[Admission, str | None]:
+    """``admission`` held by the learned rate's ``wait``, and the probe lease to give back.
+
+    ``wait`` is in microseconds (0 or ``None``: not held). A held prober gives its lease
+    back; the caller ends it, awaited or not, so the twins differ only there.
+    """
+    if not wait:
+        return admission, None
+    return Admission(wait / 1_000_000), admission.probe
+
+
 def _micros(answer: object) -> int:
     """A script's time in microseconds: a non-negative integer."""
     if type(answer) is not int or answer < 0:
@@ -589,7 +600,9 @@ class RedisCoordination:
         "_fallbacks",
         "_key_ttl_ms",
         "_learn",
+        "_learned_args",
         "_lease_ms",
+        "_limited_args",
         "_local",
         "_lock",
         "_outage_warned",
@@ -636,6 +649,23 @@ class RedisCoordination:
             learn=learn,
         )
         self._learn = learn
+        # The learned-rate scripts' arguments, fixed by ``learn``: made once, not per call.
+        self._learned_args: _Args = []
+        self._limited_args: _Args = []
+        if learn is not None:
+            self._learned_args = [
+                repr(learn.increase),
+                round(MEASURE_WINDOW * 1000),
+                round(learn.forget * 1000),
+            ]
+            self._limited_args = [
+                repr(learn.decrease),
+                repr(learn.increase),
+                repr(learn.min_rate),
+                round(learn.hold * 1_000_000),
+                round(MIN_SPAN * 1_000_000),
+                round(learn.forget * 1000),
+            ]
         # The breaker's settings and this process's window of outcomes; its state is
         # the fleet's, in Redis (the local backend's own breaker serves a fallback).
         self._breaker = breaker
@@ -926,9 +956,13 @@ class RedisCoordination:
         admission = self._admission(answer, token, scope)
         if admission.wait > 0 or self._learn is None:
             return admission
-        key, learned = [self.key(scope, "rate")], self._learned_args()
-        wait = self._run(lambda s: s.learned(keys=key, args=learned), _micros)
-        return self._learned(scope, admission, wait)
+        key, learned = [self.key(scope, "rate")], self._learned_args
+        held, lease = _held(
+            admission, self._run(lambda s: s.learned(keys=key, args=learned), _micros)
+        )
+        if lease is not None:
+            self.end_probe(scope, lease, lifted=False)
+        return held
 
     async def aadmit(self, scope: str) -> Admission:
         """:meth:`admit` for async callers."""
@@ -944,32 +978,19 @@ class RedisCoordination:
         admission = self._admission(answer, token, scope)
         if admission.wait > 0 or self._learn is None:
             return admission
-        key, learned = [self.key(scope, "rate")], self._learned_args()
+        key, learned = [self.key(scope, "rate")], self._learned_args
         wait = await self._arun(lambda s: s.learned(keys=key, args=learned), _micros)
-        if wait and admission.probe is not None:  # a held prober gives its lease back
-            await self.aend_probe(scope, admission.probe, lifted=False)
-        return admission if not wait else Admission(wait / 1_000_000)
-
-    def _learned_args(self) -> _Args:
-        """The learned-rate admit script's arguments."""
-        learn = self._learn
-        assert learn is not None  # noqa: S101 - asked only with ``learn``
-        return [repr(learn.increase), round(MEASURE_WINDOW * 1000), round(learn.forget * 1000)]
-
-    def _learned(self, scope: str, admission: Admission, wait: int | None) -> Admission:
-        """``admission`` held by the learned rate's ``wait`` (microseconds; 0 or None: not)."""
-        if not wait:
-            return admission
-        if admission.probe is not None:  # a held prober gives its lease back
-            self.end_probe(scope, admission.probe, lifted=False)
-        return Admission(wait / 1_000_000)
+        held, lease = _held(admission, wait)
+        if lease is not None:
+            await self.aend_probe(scope, lease, lifted=False)
+        return held
 
     def record_limited(self, scope: str) -> None:
         """A rate limit under ``scope``: decrease the fleet's learned rate (and this process's)."""
         if self._learn is None:
             return
         self._local.record_limited(scope)
-        key, args = [self.key(scope, "rate")], self._limited_args()
+        key, args = [self.key(scope, "rate")], self._limited_args
         self._run(lambda s: s.limited(keys=key, args=args), _flag)
 
     async def arecord_limited(self, scope: str) -> None:
@@ -977,21 +998,8 @@ class RedisCoordination:
         if self._learn is None:
             return
         self._local.record_limited(scope)
-        key, args = [self.key(scope, "rate")], self._limited_args()
+        key, args = [self.key(scope, "rate")], self._limited_args
         await self._arun(lambda s: s.limited(keys=key, args=args), _flag)
-
-    def _limited_args(self) -> _Args:
-        """The learned-rate decrease script's arguments."""
-        learn = self._learn
-        assert learn is not None  # noqa: S101 - asked only with ``learn``
-        return [
-            repr(learn.decrease),
-            repr(learn.increase),
-            repr(learn.min_rate),
-            round(learn.hold * 1_000_000),
-            round(MIN_SPAN * 1_000_000),
-            round(learn.forget * 1000),
-        ]
 
     def _admission(self, answer: tuple[int, int], token: str, scope: str) -> Admission:
         """The admit script's ``{state, microseconds}`` as an :class:`Admission`."""
