@@ -37,12 +37,14 @@ def shown(value: object) -> str:
     return text if len(text) <= SHOWN else f"{text[:SHOWN]}…"
 
 
-def require_int(name: str, value: object, *, minimum: int) -> int:
-    """``value`` as an ``int`` of at least ``minimum`` (``bool`` is not an int here)."""
+def require_int(name: str, value: object, *, minimum: int, maximum: int | None = None) -> int:
+    """``value`` as an ``int`` from ``minimum`` to ``maximum`` (``bool`` is not an int here)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value}")
     return value
 
 

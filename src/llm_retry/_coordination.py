@@ -132,7 +132,11 @@ class Coordination(Protocol):
         ...
 
     def admit(self, scope: str) -> Admission:
-        """Whether an attempt under ``scope`` may start now (see the class docstring)."""
+        """Whether an attempt under ``scope`` may start now (see the class docstring).
+
+        A backend that paces by token windows also takes ``tokens=``, the attempt's
+        token estimate (keyword only); it is passed only when the policy has one.
+        """
         ...
 
     def end_probe(self, scope: str, token: str, *, lifted: bool) -> None:
@@ -366,11 +370,12 @@ class InProcessCoordination:
         self._send()
         return 0.0 if left is None or left <= 0 else left
 
-    def admit(self, scope: str) -> Admission:
+    def admit(self, scope: str, *, tokens: int = 0) -> Admission:
         """Wait out the cooldown; after it, admit one prober and let the others poll.
 
         An attempt admitted so far still waits while the scope's stated rate-limit
-        windows are nearly spent (:meth:`record_limits`), until they refill. A parked
+        windows are nearly spent (:meth:`record_limits`), until they refill; ``tokens``
+        (the attempt's estimate) counts against the token windows. A parked
         scope (:meth:`park`) refuses every attempt until its quota resets.
         """
         left = self.parked(scope)
@@ -380,7 +385,7 @@ class InProcessCoordination:
         self._send()
         if admission.wait > 0:
             return admission
-        paced = self._pace.wait(scope)
+        paced = self._pace.wait(scope, tokens=tokens)
         if paced <= 0 and self._learner is not None:
             paced = self._learner.wait(scope)
         if paced <= 0:
@@ -537,9 +542,9 @@ class InProcessCoordination:
         """:meth:`cooldown` (no I/O, so it never waits)."""
         return self.cooldown(scope)
 
-    async def aadmit(self, scope: str) -> Admission:
+    async def aadmit(self, scope: str, *, tokens: int = 0) -> Admission:
         """:meth:`admit` (no I/O)."""
-        return self.admit(scope)
+        return self.admit(scope, tokens=tokens)
 
     async def aend_probe(self, scope: str, token: str, *, lifted: bool) -> None:
         """:meth:`end_probe` (no I/O)."""
@@ -612,19 +617,31 @@ class FailOpen:
     def __init__(self, backend: Coordination) -> None:
         self._backend = backend
 
-    def admit(self, scope: str) -> Admission:
-        """The backend's admission, or ``Admission(0.0)`` (attempt now)."""
+    def admit(self, scope: str, *, tokens: int = 0) -> Admission:
+        """The backend's admission, or ``Admission(0.0)`` (attempt now).
+
+        ``tokens`` is passed only when there is an estimate, so a backend without the
+        keyword still serves policies without one.
+        """
         try:
-            answer = self._backend.admit(scope)
+            answer = (
+                self._backend.admit(scope, tokens=tokens)  # type: ignore[call-arg]
+                if tokens
+                else self._backend.admit(scope)
+            )
         except Exception as error:  # noqa: BLE001 - fail open, reported
             self._report("admit", error)
             return Admission(0.0)
         return self._usable("admit", answer)
 
-    async def aadmit(self, scope: str) -> Admission:
+    async def aadmit(self, scope: str, *, tokens: int = 0) -> Admission:
         """:meth:`admit` for async callers."""
         try:
-            answer = await self._backend.aadmit(scope)
+            answer = await (
+                self._backend.aadmit(scope, tokens=tokens)  # type: ignore[call-arg]
+                if tokens
+                else self._backend.aadmit(scope)
+            )
         except Exception as error:  # noqa: BLE001 - fail open, reported
             self._report("aadmit", error)
             return Admission(0.0)

@@ -134,6 +134,7 @@ class Call:
         "_start",
         "_stop",
         "_target",
+        "_tokens",
         "attempts",
         "waited",
     )
@@ -153,9 +154,12 @@ class Call:
         # Cooldowns and budget tokens are only shared (under a scope) with a backend.
         self._scope: str | None = None
         self._coordination = _UNCOORDINATED
+        # The attempt's token estimate, counted against the scope's token windows.
+        self._tokens = 0
         if coordination is not None:
             self._scope = named or DEFAULT_SCOPE
             self._coordination = FailOpen(coordination)
+            self._tokens = policy.tokens_of(*args, **(kwargs or {}))
         self._target = named or target
         self._recorder = active_recorder()
         self._start = policy.clock()
@@ -202,7 +206,8 @@ class Call:
         scope = self._scope
         if scope is not None:
             for look in range(MAX_ADMISSIONS):
-                pause = self._admit(scope, self._coordination.admit(scope), look)
+                admission = self._coordination.admit(scope, tokens=self._tokens)
+                pause = self._admit(scope, admission, look)
                 if not pause:
                     break
                 self.sleep(pause)
@@ -215,7 +220,8 @@ class Call:
         scope = self._scope
         if scope is not None:
             for look in range(MAX_ADMISSIONS):
-                pause = self._admit(scope, await self._coordination.aadmit(scope), look)
+                admission = await self._coordination.aadmit(scope, tokens=self._tokens)
+                pause = self._admit(scope, admission, look)
                 if not pause:
                     break
                 await self.async_sleep(pause)
@@ -898,6 +904,12 @@ class RetryPolicy(RetrySettings):
             :class:`~llm_retry.InProcessCoordination` (this process) or
             :class:`llm_retry.redis.RedisCoordination` (a fleet). ``None``, the default,
             shares no cooldown and keeps the budget in the ``budget`` object.
+        estimate_tokens: A function of the wrapped call's arguments that returns the
+            tokens the call will count against its scope's token windows, as the
+            provider counts them at admission (for OpenAI: the prompt's tokens plus
+            ``max_tokens``; a quarter of the prompt's characters is a cheap estimate).
+            Each attempt is paced by it under ``coordination``; ``None``: token windows
+            hold only once they are nearly spent.
         on_retry: Called before each wait with a :class:`~llm_retry.RetryEvent`
             (default :func:`~llm_retry.log_retry`: one WARNING); ``None`` for silence.
         sleep: How a sync call waits.
@@ -910,7 +922,8 @@ class RetryPolicy(RetrySettings):
     .. versionchanged:: 0.2.0
        ``retry_on`` takes any iterable of codes or code names.
     .. versionchanged:: 0.3.0
-       ``retry_on`` takes one code, or one string of comma-separated code names.
+       ``retry_on`` takes one code, or one string of comma-separated code names;
+       ``estimate_tokens``.
     """
 
     __slots__ = ()

@@ -11,6 +11,13 @@ A statement is as old as its response: the requests admitted before it and still
 their way may have reached the server after it counted. So the requests in flight
 (admitted, no statement back yet) count against a new statement too: a response ends
 one of them, and the others are taken off what it states.
+
+Token windows count what the caller estimates an attempt will spend (``tokens``, e.g.
+the prompt's length over four plus ``max_tokens``, as providers count at admission): an
+attempt waits when its estimate would leave a token window below its headroom. Without
+an estimate, a token window holds only once what is left, less the estimates admitted,
+is within its headroom. An estimate larger than a whole window is admitted when that
+window is full, so it is not held forever.
 """
 
 from __future__ import annotations
@@ -42,11 +49,16 @@ class _Scope:
     windows: list[_Stated]
     refill: float
     in_flight: int = 0
+    #: The token estimates of the requests in flight.
+    in_flight_tokens: int = 0
 
 
 @dataclass(slots=True)
 class _Stated:
-    """One stated window: what was left, its limit, when it refills, and what was admitted."""
+    """One stated window: what was left, its limit, when it refills, and what was admitted.
+
+    ``admitted`` counts requests in a request window and estimated tokens in a token one.
+    """
 
     unit: Unit
     remaining: int
@@ -101,18 +113,24 @@ class Pace:
             known = self._scopes.pop(scope, None)
             if not windows:
                 return
-            counted = known is not None and known.refill + IN_FLIGHT_KEPT > now
-            in_flight = max(0, known.in_flight - 1) if counted and known is not None else 0
+            in_flight, tokens = 0, 0
+            if known is not None and known.refill + IN_FLIGHT_KEPT > now and known.in_flight:
+                # The response ends one request in flight; the others keep their share of
+                # the estimated tokens (which one ended is not known).
+                in_flight = known.in_flight - 1
+                tokens = known.in_flight_tokens * in_flight // known.in_flight
             for window in windows:
-                window.admitted = in_flight
+                window.admitted = in_flight if window.unit is Unit.REQUESTS else tokens
             if len(self._scopes) >= self._max_scopes:
                 del self._scopes[min(self._scopes, key=lambda name: self._scopes[name].refill)]
-            self._scopes[scope] = _Scope(windows, max(w.refill for w in windows), in_flight)
+            refill = max(w.refill for w in windows)
+            self._scopes[scope] = _Scope(windows, refill, in_flight, tokens)
 
-    def wait(self, scope: str) -> float:
+    def wait(self, scope: str, *, tokens: int = 0) -> float:
         """Seconds until an attempt under ``scope`` fits its windows; ``0.0``: admitted now.
 
-        Admitting counts the attempt against the scope's request window.
+        Admitting counts the attempt against the scope's request window and its
+        ``tokens`` (the caller's estimate, ``0`` for none) against its token windows.
         """
         with self._lock:
             known = self._scopes.get(scope)
@@ -124,21 +142,28 @@ class Pace:
                 return 0.0
             live = [window for window in known.windows if window.refill > now]
             known.windows = live
-            short = [window.refill - now for window in live if not self._fits(window)]
+            short = [window.refill - now for window in live if not self._fits(window, tokens)]
             if short:
                 return max(short)
             known.in_flight += 1
+            known.in_flight_tokens += tokens
             for window in live:
-                window.admitted += 1
+                window.admitted += 1 if window.unit is Unit.REQUESTS else tokens
             return 0.0
 
-    def _fits(self, window: _Stated) -> bool:
-        """Whether one more attempt leaves ``window`` at or above its headroom."""
-        kept = math.ceil(window.limit * self._headroom) if window.limit else 0
-        if window.unit is Unit.REQUESTS:
-            return window.remaining - window.admitted - 1 >= kept
-        # No estimate of an attempt's tokens: a token window holds only once it is spent.
-        return window.remaining > kept
+    def _fits(self, window: _Stated, tokens: int) -> bool:
+        """Whether one more attempt of ``tokens`` leaves ``window`` at or above its headroom.
+
+        The Redis backend's admit script applies the same rule.
+        """
+        limit = window.limit or 0
+        kept = math.ceil(limit * self._headroom)
+        need = 1 if window.unit is Unit.REQUESTS else tokens
+        left = window.remaining - window.admitted - need
+        if not need:  # no estimate: a token window holds once it is within its headroom
+            return left > kept
+        # An attempt larger than the whole window goes when it is full and untouched.
+        return left >= kept or (window.admitted == 0 and 0 < limit <= window.remaining)
 
     def __repr__(self) -> str:
         return f"Pace(headroom={self._headroom:g})"

@@ -36,7 +36,7 @@ from llm_retry._coordination import (
     named_scope,
 )
 from llm_retry._events import RetryEvent, log_retry
-from llm_retry._limits import RateLimits, read_rate_limits
+from llm_retry._limits import MAX_COUNT, RateLimits, read_rate_limits
 from llm_retry._stats import RetryStats
 from llm_retry._strategies import (
     DEFAULT_INITIAL_WAIT,
@@ -76,6 +76,7 @@ class RetrySettings:
     budget: RetryBudget | None = None
     scope: Scope | None = None
     coordination: Coordination | None = None
+    estimate_tokens: Callable[..., int] | None = None
     on_retry: Callable[[RetryEvent], object] | None = log_retry
     sleep: Callable[[float], object] = time.sleep
     async_sleep: Callable[[float], Awaitable[object]] = asyncio.sleep
@@ -104,6 +105,7 @@ class RetrySettings:
             check_scope(self.scope)
         else:
             require_callable("scope", self.scope, optional=True)
+        require_callable("estimate_tokens", self.estimate_tokens, optional=True)
         if self.coordination is not None and not isinstance(self.coordination, Coordination):
             raise TypeError(
                 "coordination must be a Coordination (InProcessCoordination, "
@@ -252,6 +254,21 @@ class RetrySettings:
         .. versionadded:: 0.3.0
         """
         return named_scope(self.scope, args, kwargs) or DEFAULT_SCOPE
+
+    def tokens_of(self, *args: object, **kwargs: object) -> int:
+        """The tokens a call with these arguments is estimated to spend (``0``: no estimate).
+
+        ``estimate_tokens`` called with the arguments; what it returns must be a whole
+        number from ``0`` to ``10**12``, else a ``ValueError`` (a ``TypeError`` for a
+        non-integer) names the field.
+
+        .. versionadded:: 0.3.0
+        """
+        if self.estimate_tokens is None:
+            return 0
+        return require_int(
+            "estimate_tokens()", self.estimate_tokens(*args, **kwargs), minimum=0, maximum=MAX_COUNT
+        )
 
 
 def _redis_coordination(url: str, key_prefix: str, env_prefix: str, *, learn: bool) -> Coordination:

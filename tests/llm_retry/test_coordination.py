@@ -736,6 +736,61 @@ def test_stated_limits_pace_the_next_attempt(make_policy, clock, script, use_asy
     assert backend.calls == 1
 
 
+TOKENS_LEFT = {
+    "x-ratelimit-limit-tokens": "100000",
+    "x-ratelimit-remaining-tokens": "9000",
+    "x-ratelimit-reset-tokens": "30s",
+}
+
+
+@pytest.mark.parametrize(
+    "use_async", [pytest.param(False, id="sync"), pytest.param(True, id="async")]
+)
+def test_token_estimates_pace_attempts(make_policy, clock, script, use_async):
+    """9,000 tokens left, 5 % kept: a call estimated at 3,000 goes; the next waits the refill."""
+    shared = InProcessCoordination(clock=clock, headroom=0.05)
+    policy = make_policy(coordination=shared, scope="s", estimate_tokens=lambda size: size)
+    policy.record_rate_limits(TOKENS_LEFT)
+    backend = script("ok", "ok", "ok")
+    call = policy.wrap(backend.acall if use_async else backend)
+    with instant_retries() as recorder:
+        for size in (3_000, 3_000, 100):
+            assert (asyncio.run(call(size)) if use_async else call(size)) == "ok"
+    [pause] = recorder.sleeps  # the second: 3,000 would leave 3,000 of the 5,000 kept
+    assert 30.0 <= pause <= 33.0
+    assert backend.calls == 3
+
+
+@pytest.mark.parametrize(
+    ("estimate", "error", "message"),
+    [
+        (lambda: -1, ValueError, r"estimate_tokens\(\) must be >= 0"),
+        (lambda: 10**13, ValueError, r"estimate_tokens\(\) must be <= 1000000000000"),
+        (lambda: 2.5, TypeError, r"estimate_tokens\(\) must be an int, got float"),
+    ],
+)
+def test_a_wrong_estimate_names_the_field(make_policy, script, estimate, error, message):
+    """A programming error in the estimate is raised before any attempt, naming it."""
+    shared = InProcessCoordination()
+    backend = script("ok")
+    with pytest.raises(error, match=message):
+        make_policy(coordination=shared, estimate_tokens=estimate).wrap(backend)()
+    assert backend.calls == 0
+    with pytest.raises(TypeError, match="estimate_tokens"):
+        make_policy(estimate_tokens=3)
+
+
+def test_a_backend_without_token_pacing_serves_policies_without_estimates(
+    make_policy, clock, script, caplog
+):
+    """Only an estimate is passed on: a backend of one's own needs no ``tokens`` keyword."""
+    backend = Recording()
+    with caplog.at_level(logging.WARNING, logger="llm_retry"):
+        assert make_policy(coordination=backend, scope="s").wrap(script("ok"))() == "ok"
+    assert caplog.records == []
+    assert ("admit", "s") in backend.used
+
+
 def test_scope_of_names_what_a_call_shares(make_policy):
     """The policy's name, its function of the arguments, the argument's own, else default."""
 

@@ -106,3 +106,37 @@ def test_scopes_are_bounded(clock):
 def test_headroom_is_a_share(clock, headroom, error):
     with pytest.raises(error, match="headroom"):
         Pace(headroom=headroom, clock=clock)
+
+
+def test_token_estimates_count_against_a_token_window(clock):
+    """100k a minute, 5 % kept: estimates of 40k fit twice; the third waits for the refill."""
+    pace = Pace(headroom=0.05, clock=clock)
+    tokens = Window(Unit.TOKENS, remaining=90_000, limit=100_000, reset=40.0)
+    requests = Window(Unit.REQUESTS, remaining=50, limit=60, reset=5.0)
+    pace.record("s", limits(requests, tokens))
+    assert [pace.wait("s", tokens=40_000) for _ in range(2)] == [0.0, 0.0]
+    assert pace.wait("s", tokens=40_000) == 40.0
+    assert pace.wait("s", tokens=4_000) == 0.0  # 6,000 left, 5,000 kept: a small one fits
+    assert pace.wait("s") == 0.0  # no estimate: only a spent window holds
+
+
+def test_tokens_in_flight_count_against_a_newer_statement(clock):
+    """A response ends one of the requests in flight; the others keep their share of tokens."""
+    pace = Pace(headroom=0.0, clock=clock)
+    stated = limits(Window(Unit.TOKENS, remaining=10_000, limit=None, reset=60.0))
+    pace.record("s", stated)
+    assert [pace.wait("s", tokens=3_000) for _ in range(3)] == [0.0, 0.0, 0.0]
+    pace.record("s", stated)  # one answered: two in flight, 6,000 of the estimates
+    assert pace.wait("s", tokens=4_000) == 0.0
+    assert pace.wait("s", tokens=1) == 60.0
+
+
+def test_an_estimate_larger_than_the_window_goes_when_it_is_full(clock):
+    """Never held forever: the window cannot grow past its limit."""
+    pace = Pace(headroom=0.05, clock=clock)
+    full = limits(Window(Unit.TOKENS, remaining=1_000, limit=1_000, reset=60.0))
+    pace.record("s", full)
+    assert pace.wait("s", tokens=5_000) == 0.0
+    assert pace.wait("s", tokens=5_000) == 60.0  # the window is no longer untouched
+    pace.record("s", limits(Window(Unit.TOKENS, remaining=999, limit=1_000, reset=60.0)))
+    assert pace.wait("s", tokens=5_000) == 60.0

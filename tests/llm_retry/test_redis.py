@@ -867,6 +867,34 @@ def test_the_fleets_requests_in_flight_count_against_a_newer_statement(redis_ser
     assert 0.0 < after[1] <= 30.0
 
 
+def test_the_fleets_token_estimates_share_the_token_window(redis_server, prefix, server):
+    """As Pace: two processes' estimates count against one statement, and carry over."""
+    first, second = (
+        RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0, headroom=0.05)
+        for _ in range(2)
+    )
+    left = RateLimits((Window(Unit.TOKENS, 90_000, 100_000, 40.0),))
+    try:
+        first.record_limits(SCOPE, left)
+        admitted = [first.admit(SCOPE, tokens=40_000).wait, second.admit(SCOPE, tokens=40_000).wait]
+        held = first.admit(SCOPE, tokens=40_000).wait
+        small = asyncio.run(second.aadmit(SCOPE, tokens=4_000)).wait
+        # One of three answers: two in flight keep two thirds of the 84,000 estimated.
+        second.record_limits(SCOPE, RateLimits((Window(Unit.TOKENS, 90_000, 100_000, 40.0),)))
+        stored = server.hgetall(first.key(SCOPE, "pace"))
+        carried = [first.admit(SCOPE, tokens=25_000).wait, first.admit(SCOPE, tokens=5_000).wait]
+    finally:
+        first.close()
+        second.close()
+    assert admitted == [0.0, 0.0]
+    assert 0.0 < held <= 40.0
+    assert small == 0.0
+    assert stored[b"tokens:admitted"] == b"56000"
+    assert carried[0] == 0.0
+    assert 0.0 < carried[1] <= 40.0
+    assert first.fallbacks == second.fallbacks == 0
+
+
 def test_a_paced_prober_gives_the_lease_back(coordination, server):
     """Half-open in Redis, the prober the pace holds ends its lease so another may probe."""
     seconds, micros = server.time()

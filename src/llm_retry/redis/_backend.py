@@ -141,15 +141,15 @@ return 1
 """
 
 # KEYS: cooldown, probe, parked, pace, breaker. ARGV: a fresh probe token, the pace's
-# headroom. {state, microseconds}: 0 open; 1 closed, with the time left; 2 half-open,
-# this caller holds the lease (which lasts as long as the half-open time); 3 half-open,
-# another caller holds it, lease time left; 4 parked (a spent quota), the time to its
-# reset; 5 paced (a stated rate-limit window nearly spent), the time to its refill;
-# 6 the scope's breaker is open (the cooldown is its open time): fail now, the time
-# until a probe may go; 7 as 2, the probe of an open breaker. An open or
-# probing caller is paced as ``llm_retry._pace.Pace`` paces (the same rules, shared by
-# the fleet: a request admitted here counts for every process); a paced prober's lease
-# is given back.
+# headroom, the attempt's token estimate (0: none). {state, microseconds}: 0 open;
+# 1 closed, with the time left; 2 half-open, this caller holds the lease (which lasts as
+# long as the half-open time); 3 half-open, another caller holds it, lease time left;
+# 4 parked (a spent quota), the time to its reset; 5 paced (a stated rate-limit window
+# nearly spent), the time to its refill; 6 the scope's breaker is open (the cooldown is
+# its open time): fail now, the time until a probe may go; 7 as 2, the probe of an open
+# breaker. An open or probing caller is paced as ``llm_retry._pace.Pace`` paces (the
+# same rules, shared by the fleet: a request admitted here counts for every process,
+# its token estimate for the token windows); a paced prober's lease is given back.
 _ADMIT: Final = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -186,19 +186,23 @@ for i = 1, #fields, 2 do
   end
 end
 local headroom = tonumber(ARGV[2])
+local tokens = tonumber(ARGV[3])
 local wait = 0
 for unit, window in pairs(windows) do
   local left = window.refill - now
   if left > 0 then
-    local kept = 0
-    if window.limit > 0 then kept = math.ceil(window.limit * headroom) end
-    local short
-    if unit == 'requests' then
-      short = window.remaining - window.admitted - 1 < kept
+    local kept = math.ceil(window.limit * headroom)
+    local need = tokens
+    if unit == 'requests' then need = 1 end
+    local after = window.remaining - window.admitted - need
+    local fits
+    if need == 0 then
+      fits = after > kept
     else
-      short = window.remaining <= kept
+      fits = after >= kept or (window.admitted == 0 and window.limit > 0
+        and window.limit <= window.remaining)
     end
-    if short and left > wait then wait = left end
+    if not fits and left > wait then wait = left end
   end
 end
 if wait > 0 then
@@ -206,9 +210,14 @@ if wait > 0 then
   return {5, wait}
 end
 for unit, window in pairs(windows) do
-  if window.refill > now then redis.call('HINCRBY', KEYS[4], unit .. ':admitted', 1) end
+  local add = tokens
+  if unit == 'requests' then add = 1 end
+  if window.refill > now and add > 0 then
+    redis.call('HINCRBY', KEYS[4], unit .. ':admitted', add)
+  end
 end
 redis.call('HINCRBY', KEYS[4], '_:inflight', 1)
+if tokens > 0 then redis.call('HINCRBY', KEYS[4], '_:tokens', tokens) end
 return {state, 0}
 """
 
@@ -220,17 +229,24 @@ return {state, 0}
 _RECORD_PACE: Final = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local in_flight = math.max(0, tonumber(redis.call('HGET', KEYS[1], '_:inflight') or '1') - 1)
+local known = tonumber(redis.call('HGET', KEYS[1], '_:inflight') or '0')
+local in_flight, tokens = 0, 0
+if known > 0 then
+  in_flight = known - 1
+  tokens = math.floor(tonumber(redis.call('HGET', KEYS[1], '_:tokens') or '0') * in_flight / known)
+end
 redis.call('DEL', KEYS[1])
 if #ARGV == 1 then return 1 end
 local longest = 0
 for i = 1, #ARGV - 1, 4 do
   local unit, refill = ARGV[i], tonumber(ARGV[i + 3])
+  local admitted = tokens
+  if unit == 'requests' then admitted = in_flight end
   redis.call('HSET', KEYS[1], unit .. ':remaining', ARGV[i + 1], unit .. ':limit', ARGV[i + 2],
-    unit .. ':refill', string.format('%.0f', now + refill), unit .. ':admitted', in_flight)
+    unit .. ':refill', string.format('%.0f', now + refill), unit .. ':admitted', admitted)
   if refill > longest then longest = refill end
 end
-redis.call('HSET', KEYS[1], '_:inflight', in_flight)
+redis.call('HSET', KEYS[1], '_:inflight', in_flight, '_:tokens', tokens)
 redis.call('PEXPIRE', KEYS[1], math.ceil(longest / 1000) + tonumber(ARGV[#ARGV]))
 return 1
 """
@@ -942,17 +958,17 @@ class RedisCoordination:
     def _breaker_keys(self, scope: str) -> list[str]:
         return [*self._cooldown_keys(scope), self.key(scope, "breaker")]
 
-    def admit(self, scope: str) -> Admission:
+    def admit(self, scope: str, *, tokens: int = 0) -> Admission:
         """The scope's state in Redis; this process's own while a cooldown it saw lasts."""
         own = self._local.cooldown(scope)
         if own > 0:
             return Admission(own)
         token = new_probe_token()
         keys = self._admit_keys(scope)
-        args = [token, repr(self._local.pace.headroom)]
+        args: _Args = [token, repr(self._local.pace.headroom), tokens]
         answer = self._run(lambda s: s.admit(keys=keys, args=args), _state)
         if answer is None:
-            return self._local.admit(scope)
+            return self._local.admit(scope, tokens=tokens)
         admission = self._admission(answer, token, scope)
         if admission.wait > 0 or self._learn is None:
             return admission
@@ -964,17 +980,17 @@ class RedisCoordination:
             self.end_probe(scope, lease, lifted=False)
         return held
 
-    async def aadmit(self, scope: str) -> Admission:
+    async def aadmit(self, scope: str, *, tokens: int = 0) -> Admission:
         """:meth:`admit` for async callers."""
         own = self._local.cooldown(scope)
         if own > 0:
             return Admission(own)
         token = new_probe_token()
         keys = self._admit_keys(scope)
-        args = [token, repr(self._local.pace.headroom)]
+        args: _Args = [token, repr(self._local.pace.headroom), tokens]
         answer = await self._arun(lambda s: s.admit(keys=keys, args=args), _state)
         if answer is None:
-            return self._local.admit(scope)
+            return self._local.admit(scope, tokens=tokens)
         admission = self._admission(answer, token, scope)
         if admission.wait > 0 or self._learn is None:
             return admission
