@@ -12,6 +12,12 @@ after it. Three header families are read, each from a public capture:
 * Anthropic: ``anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-
   {limit,remaining,reset}``, the reset an RFC 3339 time (a recorded response in
   tidyllm's tests, https://rdrr.io/cran/tidyllm/src/tests/testthat/claude/api.anthropic.com/v1/messages-e050b5-POST.R).
+
+Both state the time until the window is full again, and their windows are read as
+token buckets refilling steadily until then (:attr:`Window.gradual`): pacing admits
+attempts as the window refills instead of holding them until all of it has. Should a
+server refill all at once instead, the attempts sent early meet a 429 and its shared
+cooldown, as without pacing.
 * Mistral: ``x-ratelimit-{limit,remaining}-{req,tokens}-minute`` (no reset: the window
   is a minute) and the older ``ratelimitbysize-{limit,remaining,reset}`` (tokens, the
   reset in seconds); ``docs/wire.md`` (section 7.3), from ``mistralai/client-ts#169``.
@@ -81,6 +87,10 @@ class Window(NamedTuple):
     #: Seconds after the response until the window is full again, when stated or
     #: implied by the header's name (a ``-minute`` window refills within 60 s).
     reset: float | None = None
+    #: Whether the window refills steadily up to its limit at ``reset`` (a token bucket:
+    #: OpenAI's and Anthropic's, whose reset is the time to a full bucket), rather than
+    #: at once at ``reset`` (a fixed window, or a refill not known to be steady).
+    gradual: bool = False
 
 
 class RateLimits(NamedTuple):
@@ -156,10 +166,10 @@ def read_rate_limits(
     windows: dict[Unit, Window] = {}
     for unit, limit, remaining, reset in _OPENAI:
         stated = _duration(found.get(reset))
-        _add(windows, found, unit, limit=limit, remaining=remaining, reset=stated)
+        _add(windows, found, unit, limit=limit, remaining=remaining, reset=stated, gradual=True)
     for unit, limit, remaining, reset in _ANTHROPIC:
         stated = _until(found.get(reset), arrived)
-        _add(windows, found, unit, limit=limit, remaining=remaining, reset=stated)
+        _add(windows, found, unit, limit=limit, remaining=remaining, reset=stated, gradual=True)
     for unit, limit, remaining in _MISTRAL:
         _add(windows, found, unit, limit=limit, remaining=remaining, reset=60.0)
     limit, remaining, reset = _MISTRAL_BY_SIZE
@@ -194,12 +204,13 @@ def _add(
     limit: str,
     remaining: str,
     reset: float | None,
+    gradual: bool = False,
 ) -> None:
     """Add ``unit``'s window when its remaining count reads; the first family stated wins."""
     left = _count(found.get(remaining))
     if left is None or unit in windows:
         return
-    windows[unit] = Window(unit, left, _count(found.get(limit)), reset)
+    windows[unit] = Window(unit, left, _count(found.get(limit)), reset, gradual)
 
 
 def _count(value: str | None) -> int | None:

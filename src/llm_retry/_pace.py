@@ -64,6 +64,9 @@ class _Stated:
     remaining: int
     limit: int | None
     refill: float
+    #: When it was stated, and whether it refills steadily until ``refill``.
+    stated: float = 0.0
+    gradual: bool = False
     admitted: int = 0
 
 
@@ -105,7 +108,14 @@ class Pace:
         """Keep what a response under ``scope`` stated (a window with no refill time holds none)."""
         now = self._clock()
         windows = [
-            _Stated(window.unit, window.remaining, window.limit, now + window.reset)
+            _Stated(
+                window.unit,
+                window.remaining,
+                window.limit,
+                now + window.reset,
+                now,
+                window.gradual,
+            )
             for window in limits.windows
             if window.reset is not None and window.reset > 0
         ]
@@ -142,28 +152,39 @@ class Pace:
                 return 0.0
             live = [window for window in known.windows if window.refill > now]
             known.windows = live
-            short = [window.refill - now for window in live if not self._fits(window, tokens)]
-            if short:
-                return max(short)
+            short = max((self._short(window, tokens, now) for window in live), default=0.0)
+            if short > 0:
+                return short
             known.in_flight += 1
             known.in_flight_tokens += tokens
             for window in live:
                 window.admitted += 1 if window.unit is Unit.REQUESTS else tokens
             return 0.0
 
-    def _fits(self, window: _Stated, tokens: int) -> bool:
-        """Whether one more attempt of ``tokens`` leaves ``window`` at or above its headroom.
+    def _short(self, window: _Stated, tokens: int, now: float) -> float:
+        """Seconds until one more attempt of ``tokens`` leaves ``window`` at its headroom.
 
-        The Redis backend's admit script applies the same rule.
+        ``0.0``: it fits now. A gradual window has refilled in proportion to the time
+        since its statement, and is waited on until enough has; any other waits for its
+        refill. The Redis backend's admit script applies the same rule.
         """
         limit = window.limit or 0
         kept = math.ceil(limit * self._headroom)
         need = 1 if window.unit is Unit.REQUESTS else tokens
-        left = window.remaining - window.admitted - need
-        if not need:  # no estimate: a token window holds once it is within its headroom
-            return left > kept
+        remaining, rate = float(window.remaining), 0.0
+        if window.gradual and limit > remaining and window.refill > window.stated:
+            rate = (limit - remaining) / (window.refill - window.stated)
+            remaining = min(limit, remaining + rate * (now - window.stated))
+        # Without an estimate a token window holds once it is within its headroom.
+        wanted = window.admitted + kept + (need or 1)
+        if remaining >= wanted:
+            return 0.0
         # An attempt larger than the whole window goes when it is full and untouched.
-        return left >= kept or (window.admitted == 0 and 0 < limit <= window.remaining)
+        if need and window.admitted == 0 and 0 < limit <= remaining:
+            return 0.0
+        if rate and wanted <= limit:
+            return min(window.refill - now, (wanted - remaining) / rate)
+        return window.refill - now
 
     def __repr__(self) -> str:
         return f"Pace(headroom={self._headroom:g})"

@@ -50,7 +50,10 @@ MISTRAL = {
 def test_openai_windows_and_go_durations():
     """Requests and tokens, each reset a Go duration in seconds."""
     assert read_rate_limits(OPENAI) == RateLimits(
-        (Window(Unit.REQUESTS, 4999, 5000, 0.012), Window(Unit.TOKENS, 159976, 160000, 0.009))
+        (
+            Window(Unit.REQUESTS, 4999, 5000, 0.012, gradual=True),
+            Window(Unit.TOKENS, 159976, 160000, 0.009, gradual=True),
+        )
     )
 
 
@@ -58,10 +61,10 @@ def test_anthropic_resets_are_measured_against_the_responses_date():
     """RFC 3339 resets against the response's Date: this machine's clock plays no part."""
     limits = read_rate_limits(ANTHROPIC, now=0.0)
     assert limits.windows == (
-        Window(Unit.REQUESTS, 999, 1000, 0.0),
-        Window(Unit.TOKENS, 96000, 96000, 0.0),
-        Window(Unit.INPUT_TOKENS, 80000, 80000, 0.0),
-        Window(Unit.OUTPUT_TOKENS, 16000, 16000, 0.0),
+        Window(Unit.REQUESTS, 999, 1000, 0.0, gradual=True),
+        Window(Unit.TOKENS, 96000, 96000, 0.0, gradual=True),
+        Window(Unit.INPUT_TOKENS, 80000, 80000, 0.0, gradual=True),
+        Window(Unit.OUTPUT_TOKENS, 16000, 16000, 0.0, gradual=True),
     )
     later = dict(ANTHROPIC, **{"anthropic-ratelimit-requests-reset": "2025-08-21T12:41:42.5Z"})
     assert read_rate_limits(later).windows[0].reset == 42.5
@@ -72,7 +75,7 @@ def test_anthropic_resets_are_measured_against_the_responses_date():
 
 
 def test_mistral_minute_windows_refill_within_a_minute():
-    """No reset is sent: the window's name says a minute."""
+    """No reset is sent: the window's name says a minute; it refills at once (not gradual)."""
     assert read_rate_limits(MISTRAL).windows == (
         Window(Unit.REQUESTS, 717, 720, 60.0),
         Window(Unit.TOKENS, 4999911, 5000000, 60.0),
@@ -92,7 +95,9 @@ def test_names_in_any_case_pairs_and_retry_after():
         ("X-RateLimit-Reset-Requests", "6m0s"),
         ("Retry-After-Ms", "1500"),
     ]
-    assert read_rate_limits(pairs) == RateLimits((Window(Unit.REQUESTS, 0, None, 360.0),), 1.5)
+    assert read_rate_limits(pairs) == RateLimits(
+        (Window(Unit.REQUESTS, 0, None, 360.0, gradual=True),), 1.5
+    )
 
 
 @pytest.mark.parametrize(
@@ -117,7 +122,9 @@ def test_names_in_any_case_pairs_and_retry_after():
 def test_reset_durations(reset, seconds):
     """Seconds or a Go duration up to MAX_RESET; anything else is no reset."""
     headers = {"x-ratelimit-remaining-tokens": "5", "x-ratelimit-reset-tokens": reset}
-    assert read_rate_limits(headers).windows == (Window(Unit.TOKENS, 5, None, seconds),)
+    assert read_rate_limits(headers).windows == (
+        Window(Unit.TOKENS, 5, None, seconds, gradual=True),
+    )
 
 
 @pytest.mark.parametrize(
@@ -128,7 +135,7 @@ def test_counts_that_are_not_counts_are_ignored(count):
     headers = {"x-ratelimit-limit-tokens": count, "x-ratelimit-remaining-tokens": count}
     assert read_rate_limits(headers) == RateLimits()
     assert read_rate_limits({**headers, "x-ratelimit-remaining-tokens": "3"}).windows == (
-        Window(Unit.TOKENS, 3, None, None),
+        Window(Unit.TOKENS, 3, None, None, gradual=True),
     )
 
 
@@ -148,12 +155,14 @@ def test_garbage_input_is_no_limits():
         "anthropic-ratelimit-requests-remaining": "1",
         "anthropic-ratelimit-requests-reset": "not a time",
     }
-    assert read_rate_limits(bad_date, now=0.0).windows == (Window(Unit.REQUESTS, 1, None, None),)
+    assert read_rate_limits(bad_date, now=0.0).windows == (
+        Window(Unit.REQUESTS, 1, None, None, gradual=True),
+    )
     naive = {
         "anthropic-ratelimit-requests-remaining": "1",
         "anthropic-ratelimit-requests-reset": "2025-08-21T12:40:59",
     }
-    assert read_rate_limits(naive).windows == (Window(Unit.REQUESTS, 1, None, None),)
+    assert read_rate_limits(naive).windows == (Window(Unit.REQUESTS, 1, None, None, gradual=True),)
 
 
 @given(

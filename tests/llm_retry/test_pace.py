@@ -140,3 +140,28 @@ def test_an_estimate_larger_than_the_window_goes_when_it_is_full(clock):
     assert pace.wait("s", tokens=5_000) == 60.0  # the window is no longer untouched
     pace.record("s", limits(Window(Unit.TOKENS, remaining=999, limit=1_000, reset=60.0)))
     assert pace.wait("s", tokens=5_000) == 60.0
+
+
+def test_a_gradual_window_admits_as_it_refills(clock):
+    """A spent bucket of 60 a minute refills one a second: each attempt waits its own share."""
+    pace = Pace(headroom=0.05, clock=clock)
+    bucket = Window(Unit.REQUESTS, remaining=0, limit=60, reset=60.0, gradual=True)
+    pace.record("s", limits(bucket))
+    assert pace.wait("s") == pytest.approx(4.0)  # 3 kept, then room for this one
+    clock.advance(4.0)
+    assert pace.wait("s") == 0.0
+    assert pace.wait("s") == pytest.approx(1.0)  # the next one's share
+    clock.advance(100.0)
+    assert pace.wait("s") == 0.0  # refilled: the statement is gone
+    pace.record("fixed", limits(bucket._replace(gradual=False)))
+    assert pace.wait("fixed") == 60.0  # a window refilled at once is waited for whole
+
+
+def test_a_gradual_token_window_waits_for_the_estimate(clock):
+    """100k a minute, spent: 1,700 tokens and the 5,000 kept refill in about four seconds."""
+    pace = Pace(headroom=0.05, clock=clock)
+    pace.record(
+        "s", limits(Window(Unit.TOKENS, remaining=0, limit=100_000, reset=60.0, gradual=True))
+    )
+    assert pace.wait("s", tokens=1_700) == pytest.approx(6_700 / (100_000 / 60))
+    assert pace.wait("s", tokens=200_000) == 60.0  # more than the window: when it is full

@@ -895,6 +895,27 @@ def test_the_fleets_token_estimates_share_the_token_window(redis_server, prefix,
     assert first.fallbacks == second.fallbacks == 0
 
 
+def test_a_gradual_window_admits_the_fleet_as_it_refills(redis_server, prefix, server):
+    """As Pace: a spent bucket of 60 a minute holds an attempt for its share, not the minute."""
+    first, second = (
+        RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0, headroom=0.05)
+        for _ in range(2)
+    )
+    bucket = Window(Unit.REQUESTS, 0, 60, 60.0, gradual=True)
+    try:
+        first.record_limits(SCOPE, RateLimits((bucket,)))
+        stored = server.hgetall(first.key(SCOPE, "pace"))
+        gradual = second.admit(SCOPE).wait
+        first.record_limits("fixed", RateLimits((bucket._replace(gradual=False),)))
+        fixed = asyncio.run(second.aadmit("fixed")).wait
+    finally:
+        first.close()
+        second.close()
+    assert stored[b"requests:gradual"] == b"1"
+    assert 3.5 < gradual <= 4.0  # 3 kept, then this one: four seconds of refill
+    assert 59.0 < fixed <= 60.0
+
+
 def test_a_paced_prober_gives_the_lease_back(coordination, server):
     """Half-open in Redis, the prober the pace holds ends its lease so another may probe."""
     seconds, micros = server.time()

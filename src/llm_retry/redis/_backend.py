@@ -191,18 +191,23 @@ local wait = 0
 for unit, window in pairs(windows) do
   local left = window.refill - now
   if left > 0 then
-    local kept = math.ceil(window.limit * headroom)
+    local limit = window.limit
+    local kept = math.ceil(limit * headroom)
     local need = tokens
     if unit == 'requests' then need = 1 end
-    local after = window.remaining - window.admitted - need
-    local fits
-    if need == 0 then
-      fits = after > kept
-    else
-      fits = after >= kept or (window.admitted == 0 and window.limit > 0
-        and window.limit <= window.remaining)
+    local remaining, rate = window.remaining, 0
+    if window.gradual == 1 and limit > remaining and window.refill > window.stated then
+      rate = (limit - remaining) / (window.refill - window.stated)
+      remaining = math.min(limit, remaining + rate * (now - window.stated))
     end
-    if not fits and left > wait then wait = left end
+    local wanted = window.admitted + kept + math.max(need, 1)
+    local short = 0
+    if remaining < wanted and not (need > 0 and window.admitted == 0 and limit > 0
+        and limit <= remaining) then
+      short = left
+      if rate > 0 and wanted <= limit then short = math.min(left, (wanted - remaining) / rate) end
+    end
+    if short > wait then wait = short end
   end
 end
 if wait > 0 then
@@ -222,10 +227,11 @@ return {state, 0}
 """
 
 # KEYS: pace. ARGV: groups of unit, remaining, limit (0: not stated), microseconds to
-# the refill; then how many milliseconds the requests in flight are counted past the
-# last refill. A response's statement replaces the last one (the server's count is the
-# truth); the requests in flight but this response's count against it, as in
-# ``llm_retry._pace``; the key lives that long past the latest refill.
+# the refill, 1 when it refills gradually (else 0); then how many milliseconds the
+# requests in flight are counted past the last refill. A response's statement replaces
+# the last one (the server's count is the truth); the requests in flight but this
+# response's count against it, as in ``llm_retry._pace``; the key lives that long past
+# the latest refill.
 _RECORD_PACE: Final = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -238,12 +244,13 @@ end
 redis.call('DEL', KEYS[1])
 if #ARGV == 1 then return 1 end
 local longest = 0
-for i = 1, #ARGV - 1, 4 do
+for i = 1, #ARGV - 1, 5 do
   local unit, refill = ARGV[i], tonumber(ARGV[i + 3])
   local admitted = tokens
   if unit == 'requests' then admitted = in_flight end
   redis.call('HSET', KEYS[1], unit .. ':remaining', ARGV[i + 1], unit .. ':limit', ARGV[i + 2],
-    unit .. ':refill', string.format('%.0f', now + refill), unit .. ':admitted', admitted)
+    unit .. ':refill', string.format('%.0f', now + refill), unit .. ':admitted', admitted,
+    unit .. ':stated', string.format('%.0f', now), unit .. ':gradual', ARGV[i + 4])
   if refill > longest then longest = refill end
 end
 redis.call('HSET', KEYS[1], '_:inflight', in_flight, '_:tokens', tokens)
@@ -472,6 +479,7 @@ def _pace_args(limits: RateLimits) -> _Args:
         if window.reset is not None and window.reset > 0:
             refill = round(window.reset * 1_000_000)
             args += [window.unit.value, window.remaining, window.limit or 0, refill]
+            args.append(int(window.gradual))
     return [*args, round(IN_FLIGHT_KEPT * 1000)]
 
 

@@ -15,7 +15,9 @@ A module holds its SDK's data and glue:
 * ``CASES``: ``{scenario: {...}}`` for the scenarios it takes part in: ``retried`` (a
   transient failure, then an answer), ``exhausted`` (failures only), ``permanent`` (an
   error that is not retried), ``stream`` (a failed open, then a stream) and
-  ``stream-cut`` (a stream cut after its first item). Each has ``replies``, the server's
+  ``stream-cut`` (a stream cut after its first item), ``paced`` (an answer stating a
+  spent rate-limit window, then one more; ``paced`` the wait expected before the second
+  call, ``(low, high]``, with ``LLM_RETRY_REDIS_URL`` set). Each has ``replies``, the server's
   script as reply specs (:func:`reply_of`), and what the test expects: ``returns``,
   ``raises``, ``received``, ``describe`` (or ``describe_prefix``), ``sleeps``, ``path``;
 * the fixtures ``sdk_recipe`` (the loaded recipe, its SDK's dummy credentials set) and
@@ -277,7 +279,8 @@ def reply_of(spec: Mapping[str, Any], corpus: Corpus) -> Reply:
     The body is ``json`` (an object, or a function of the :class:`Corpus` returning one),
     ``corpus`` (the JSON error body of that corpus row), ``sse`` (named frames), ``data``
     (payloads as ``data:`` frames, then ``data: [DONE]`` with ``done``) or ``raw`` (bytes,
-    with ``content_type``); ``status`` (200), ``headers`` (pairs), ``drop``,
+    with ``content_type``); ``status`` (200), ``headers`` (pairs, or a function that
+    returns them when the reply is built, for times relative to the test), ``drop``,
     ``declared_length`` and ``hold`` are :class:`Reply`'s.
     """
     unknown = set(spec) - _SPEC_KEYS
@@ -296,7 +299,7 @@ def reply_of(spec: Mapping[str, Any], corpus: Corpus) -> Reply:
         status,
         base.body,
         str(spec.get("content_type", base.content_type)),
-        headers=tuple(spec.get("headers", ())),
+        headers=tuple(headers() if callable(headers := spec.get("headers", ())) else headers),
         drop=bool(spec.get("drop", False)),
         declared_length=spec.get("declared_length"),
         hold=bool(spec.get("hold", False)),
@@ -442,9 +445,41 @@ def test_stream_not_retried_after_first_chunk(
     _check_description(sdk_recipe, caught.value, scenario)
 
 
+@pytest.fixture
+def fleet_env(redis_server: Any, prefix: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``LLM_RETRY_REDIS_URL`` set to a real redis-server, before the recipe is loaded."""
+    monkeypatch.setenv("LLM_RETRY_REDIS_URL", redis_server.url)
+    monkeypatch.setenv("LLM_RETRY_REDIS_PREFIX", prefix)
+
+
+def test_stated_limits_pace_the_next_call(
+    fleet_env: None,
+    scenario: dict[str, Any],
+    server: LoopbackServer,
+    complete: Callable[[], object],
+    llm_retry_testing: RetryRecorder,
+) -> None:
+    """With ``LLM_RETRY_REDIS_URL`` set, an answer that spent its window holds the next call.
+
+    The recipe's client hook records the answer's rate-limit headers in Redis; the
+    next call waits for the stated refill before its request (the wait is recorded,
+    not slept), with no code besides the recipe.
+    """
+    server.script(*scenario["replies"])
+    assert complete() == scenario["returns"]
+    assert llm_retry_testing.sleeps == []
+    assert complete() == scenario["returns"]
+    [pause] = llm_retry_testing.sleeps
+    low, high = scenario["paced"]
+    assert low < pause <= high
+    assert server.attempts == 2
+    assert llm_retry_testing.events == []  # a wait for the pace, not a retry
+
+
 #: Each shared test, and the scenario of a module's ``CASES`` it runs (absent: not run).
 SHARED_TESTS: dict[Callable[..., None], str] = {
     test_complete_retries_once_then_succeeds: "retried",
+    test_stated_limits_pace_the_next_call: "paced",
     test_sdk_retries_are_off: "exhausted",
     test_permanent_error_is_not_retried: "permanent",
     test_stream_retried_before_first_chunk: "stream",

@@ -1,5 +1,6 @@
 """The anthropic recipe of docs/retry.md, run against the real SDK and a loopback server."""
 
+import datetime as dt
 import json
 
 import pytest
@@ -42,7 +43,23 @@ STREAM = (
 
 #: A 529 with anthropic's error body (corpus row ratelimit-anthropic-004).
 OVERLOADED = {"status": 529, "corpus": "ratelimit-anthropic-004", "headers": [("Retry-After", "2")]}
+
+
+def spent():
+    """A success's headers that spent the request window, refilled a minute from now."""
+    refill = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=60)
+    return [
+        ("anthropic-ratelimit-requests-remaining", "0"),
+        ("anthropic-ratelimit-requests-reset", refill.strftime("%Y-%m-%dT%H:%M:%SZ")),
+    ]
+
+
 CASES = {
+    "paced": {
+        "replies": [{"json": MESSAGE, "headers": spent}, {"json": MESSAGE}],
+        "returns": "Hello there",
+        "paced": (55.0, 66.0),  # to the second (no limit: the whole refill), plus jitter
+    },
     "retried": {
         "replies": [OVERLOADED, {"json": MESSAGE}],
         "returns": "Hello there",

@@ -44,7 +44,14 @@ STREAM = (
 #: A 503 with openai's error body (corpus row server-openai-013).
 UNAVAILABLE = {"status": 503, "corpus": "server-openai-013", "headers": [("Retry-After", "2")]}
 STREAMED = {"data": STREAM, "done": True}
+#: A success that spent the request window: no limit stated, so the whole 7 s is waited.
+SPENT = [("x-ratelimit-remaining-requests", "0"), ("x-ratelimit-reset-requests", "7s")]
 CASES = {
+    "paced": {
+        "replies": [{"json": COMPLETION, "headers": SPENT}, {"json": COMPLETION}],
+        "returns": "Hello there",
+        "paced": (6.0, 7.7),  # the refill, Redis' clock, plus up to 10 % wake-up jitter
+    },
     "retried": {
         "replies": [UNAVAILABLE, {"json": COMPLETION}],
         "returns": "Hello there",
