@@ -82,6 +82,7 @@ from typing import Any
 
 import httpx
 import redis
+from fleet_minute import MinuteProvider, minute_runs, serve_minute
 
 from llm_errors import ServerError, classify
 from llm_retry import CircuitBreaker, LearnedRate, RetryBudget, RetryPolicy
@@ -89,6 +90,9 @@ from llm_retry.instrumentation import BreakerEvent, set_on_retry_hooks
 from llm_retry.redis import RedisCoordination
 
 SCOPE = "fake:model"
+#: The parts run by default (``paced`` and ``paced-anthropic``, the bucket of the
+#: ``whole`` part stated in OpenAI's and Anthropic's shapes, run when named).
+PARTS = ("whole", "exact", "minute", "learned", "outage", "breaker")
 READY_TIMEOUT = 10.0
 WORKER_TIMEOUT = 300.0
 
@@ -546,9 +550,21 @@ def main() -> None:
     parser.add_argument(
         "--parts",
         nargs="+",
-        choices=["whole", "exact", "paced", "paced-anthropic", "learned", "outage", "breaker"],
-        default=["whole", "exact", "paced", "paced-anthropic", "learned", "outage", "breaker"],
-        help="which parts to run (default: all)",
+        choices=[*PARTS, "paced", "paced-anthropic"],
+        default=list(PARTS),
+        help=f"which parts to run (default: {' '.join(PARTS)})",
+    )
+    parser.add_argument("--threads", type=int, default=4, help="threads per process (minute)")
+    parser.add_argument(
+        "--minute-seconds", type=float, default=120.0, help="seconds each minute fleet calls"
+    )
+    parser.add_argument("--minute-runs", type=int, default=1, help="runs of the minute part")
+    parser.add_argument(
+        "--minute-variants",
+        nargs="+",
+        choices=["openai", "anthropic", "mistral", "learned"],
+        default=["openai", "anthropic", "mistral", "learned"],
+        help="the minute part's variants besides independent policies (default: all)",
     )
     parser.add_argument(
         "--cold",
@@ -604,6 +620,13 @@ def main() -> None:
             if part in parts:
                 found[part] = rate_limit_runs(phase, args.runs, part=part)
         outage = outage_runs(phase) if "outage" in parts else math.nan
+        paced = math.nan
+        if "minute" in parts:
+            limits = MinuteProvider(args.latency)
+            minute_server = serve_minute(limits)
+            minute_url = f"http://127.0.0.1:{minute_server.server_address[1]}/v1/chat"
+            paced = minute_runs(limits, minute_url, redis_url, args, ctx)
+            minute_server.shutdown()
         if "breaker" in parts:
             breaker_outage(provider, url, redis_url, args, ctx)
     server.shutdown()
@@ -629,7 +652,7 @@ def main() -> None:
     print(
         f"fleet: 429 responses shared/independent = {median('whole', 0):.2f} "
         f"({processes} processes), outage amplification shared = {outage:.2f}, "
-        f"paced/independent = {median('paced', 0):.2f}"
+        f"paced/independent = {paced:.3f}"
     )
 
 

@@ -10,7 +10,9 @@ statement: the server's count is the truth, this count only bridges the gap.
 A statement is as old as its response: the requests admitted before it and still on
 their way may have reached the server after it counted. So the requests in flight
 (admitted, no statement back yet) count against a new statement too: a response ends
-one of them, and the others are taken off what it states.
+one of them, and the others are taken off what it states. They are counted from a
+scope's first attempt, before any statement: a fleet that starts together sends its
+first requests unpaced, and the first statements must find them.
 
 Token windows count what the caller estimates an attempt will spend (``tokens``, e.g.
 the prompt's length over four plus ``max_tokens``, as providers count at admission): an
@@ -143,13 +145,21 @@ class Pace:
         ``tokens`` (the caller's estimate, ``0`` for none) against its token windows.
         """
         with self._lock:
-            known = self._scopes.get(scope)
-            if known is None:
-                return 0.0
             now = self._clock()
-            if known.refill + IN_FLIGHT_KEPT <= now:
-                del self._scopes[scope]
+            known = self._scopes.get(scope)
+            if known is None or known.refill + IN_FLIGHT_KEPT <= now:
+                # No statement yet (or an old one): nothing holds, but the attempt is
+                # counted in flight, so the first statements find the first requests
+                # (a count never displaces another scope's statement).
+                if known is None and len(self._scopes) >= self._max_scopes:
+                    bare = [name for name, held in self._scopes.items() if not held.windows]
+                    if not bare:
+                        return 0.0
+                    del self._scopes[min(bare, key=lambda name: self._scopes[name].refill)]
+                self._scopes[scope] = _Scope([], now, 1, tokens)
                 return 0.0
+            if not known.windows:
+                known.refill = now
             live = [window for window in known.windows if window.refill > now]
             known.windows = live
             short = max((self._short(window, tokens, now) for window in live), default=0.0)

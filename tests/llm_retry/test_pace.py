@@ -165,3 +165,19 @@ def test_a_gradual_token_window_waits_for_the_estimate(clock):
     )
     assert pace.wait("s", tokens=1_700) == pytest.approx(6_700 / (100_000 / 60))
     assert pace.wait("s", tokens=200_000) == 60.0  # more than the window: when it is full
+
+
+def test_requests_before_any_statement_count_in_flight(clock):
+    """A fleet starts unpaced; the first statement must still find its requests on their way."""
+    pace = Pace(headroom=0.0, clock=clock)
+    assert [pace.wait("s", tokens=100) for _ in range(3)] == [0.0, 0.0, 0.0]
+    pace.record(
+        "s",
+        limits(
+            Window(Unit.REQUESTS, remaining=3, limit=None, reset=30.0),
+            Window(Unit.TOKENS, remaining=400, limit=None, reset=30.0),
+        ),
+    )  # one of the three answered: two, and 200 of the tokens, still in flight
+    assert pace.wait("s", tokens=250) == 30.0  # 400 - 200 - 250 < 0
+    assert pace.wait("s", tokens=200) == 0.0
+    assert pace.wait("s", tokens=0) == 30.0  # the requests: two in flight, one admitted

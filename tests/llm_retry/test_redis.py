@@ -916,6 +916,26 @@ def test_a_gradual_window_admits_the_fleet_as_it_refills(redis_server, prefix, s
     assert 59.0 < fixed <= 60.0
 
 
+def test_the_fleets_first_requests_count_before_any_statement(redis_server, prefix, server):
+    """As Pace: sent unpaced before any statement, still counted when the first arrives."""
+    first, second = (
+        RedisCoordination(redis_server.url, prefix=prefix, timeout=2.0, headroom=0.0)
+        for _ in range(2)
+    )
+    try:
+        unpaced = [first.admit(SCOPE).wait, second.admit(SCOPE).wait, first.admit(SCOPE).wait]
+        ttl = server.pttl(first.key(SCOPE, "pace"))
+        first.record_limits(SCOPE, RateLimits((Window(Unit.REQUESTS, 3, None, 30.0),)))
+        after = [second.admit(SCOPE).wait, first.admit(SCOPE).wait]
+    finally:
+        first.close()
+        second.close()
+    assert unpaced == [0.0, 0.0, 0.0]
+    assert 59_000 < ttl <= 60_000  # the count lives a minute past the last admission
+    assert after[0] == 0.0  # one answered: two still in flight, one more fits
+    assert 0.0 < after[1] <= 30.0
+
+
 def test_a_paced_prober_gives_the_lease_back(coordination, server):
     """Half-open in Redis, the prober the pace holds ends its lease so another may probe."""
     seconds, micros = server.time()

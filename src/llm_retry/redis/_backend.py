@@ -141,15 +141,17 @@ return 1
 """
 
 # KEYS: cooldown, probe, parked, pace, breaker. ARGV: a fresh probe token, the pace's
-# headroom, the attempt's token estimate (0: none). {state, microseconds}: 0 open;
-# 1 closed, with the time left; 2 half-open, this caller holds the lease (which lasts as
-# long as the half-open time); 3 half-open, another caller holds it, lease time left;
-# 4 parked (a spent quota), the time to its reset; 5 paced (a stated rate-limit window
-# nearly spent), the time to its refill; 6 the scope's breaker is open (the cooldown is
-# its open time): fail now, the time until a probe may go; 7 as 2, the probe of an open
-# breaker. An open or probing caller is paced as ``llm_retry._pace.Pace`` paces (the
-# same rules, shared by the fleet: a request admitted here counts for every process,
-# its token estimate for the token windows); a paced prober's lease is given back.
+# headroom, the attempt's token estimate (0: none), how many milliseconds requests in
+# flight are counted with no statement (the pace key then lives that long). {state,
+# microseconds}: 0 open; 1 closed, with the time left; 2 half-open, this caller holds
+# the lease (which lasts as long as the half-open time); 3 half-open, another caller
+# holds it, lease time left; 4 parked (a spent quota), the time to its reset; 5 paced (a
+# stated rate-limit window nearly spent), the time to its refill; 6 the scope's breaker
+# is open (the cooldown is its open time): fail now, the time until a probe may go; 7 as
+# 2, the probe of an open breaker. An open or probing caller is paced as
+# ``llm_retry._pace.Pace`` paces (the same rules, shared by the fleet: a request
+# admitted here counts for every process, its token estimate for the token windows); a
+# paced prober's lease is given back.
 _ADMIT: Final = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -176,7 +178,12 @@ if stored then
   end
 end
 local fields = redis.call('HGETALL', KEYS[4])
-if #fields == 0 then return {state, 0} end
+local tokens = tonumber(ARGV[3])
+if #fields == 0 then
+  redis.call('HSET', KEYS[4], '_:inflight', 1, '_:tokens', tokens)
+  redis.call('PEXPIRE', KEYS[4], ARGV[4])
+  return {state, 0}
+end
 local windows = {}
 for i = 1, #fields, 2 do
   local unit, part = string.match(fields[i], '^(.-):(%a+)$')
@@ -186,7 +193,6 @@ for i = 1, #fields, 2 do
   end
 end
 local headroom = tonumber(ARGV[2])
-local tokens = tonumber(ARGV[3])
 local wait = 0
 for unit, window in pairs(windows) do
   local left = window.refill - now
@@ -223,6 +229,7 @@ for unit, window in pairs(windows) do
 end
 redis.call('HINCRBY', KEYS[4], '_:inflight', 1)
 if tokens > 0 then redis.call('HINCRBY', KEYS[4], '_:tokens', tokens) end
+if next(windows) == nil then redis.call('PEXPIRE', KEYS[4], ARGV[4]) end
 return {state, 0}
 """
 
@@ -472,6 +479,11 @@ _SCRIPTS: Final = (
 )
 
 
+#: How long requests in flight are counted past the last refill (or, with no statement
+#: yet, past the last admission), in milliseconds.
+_IN_FLIGHT_MS: Final = round(IN_FLIGHT_KEPT * 1000)
+
+
 def _pace_args(limits: RateLimits) -> _Args:
     """The record script's arguments: each window with a refill time, in microseconds."""
     args: _Args = []
@@ -480,7 +492,7 @@ def _pace_args(limits: RateLimits) -> _Args:
             refill = round(window.reset * 1_000_000)
             args += [window.unit.value, window.remaining, window.limit or 0, refill]
             args.append(int(window.gradual))
-    return [*args, round(IN_FLIGHT_KEPT * 1000)]
+    return [*args, _IN_FLIGHT_MS]
 
 
 _S = TypeVar("_S", _Script, _AsyncScript)
@@ -973,7 +985,7 @@ class RedisCoordination:
             return Admission(own)
         token = new_probe_token()
         keys = self._admit_keys(scope)
-        args: _Args = [token, repr(self._local.pace.headroom), tokens]
+        args: _Args = [token, repr(self._local.pace.headroom), tokens, _IN_FLIGHT_MS]
         answer = self._run(lambda s: s.admit(keys=keys, args=args), _state)
         if answer is None:
             return self._local.admit(scope, tokens=tokens)
@@ -995,7 +1007,7 @@ class RedisCoordination:
             return Admission(own)
         token = new_probe_token()
         keys = self._admit_keys(scope)
-        args: _Args = [token, repr(self._local.pace.headroom), tokens]
+        args: _Args = [token, repr(self._local.pace.headroom), tokens, _IN_FLIGHT_MS]
         answer = await self._arun(lambda s: s.admit(keys=keys, args=args), _state)
         if answer is None:
             return self._local.admit(scope, tokens=tokens)
