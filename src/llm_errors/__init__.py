@@ -6,7 +6,7 @@ from llm_errors._batch import ClassificationColumns, classify_many
 from llm_errors._classification import Classification, Layer
 from llm_errors._classify import Classifier, Explanation, classify, explain
 from llm_errors._redact import redact
-from llm_errors._retry_after import parse_retry_after
+from llm_errors._retry_after import daily_reset_from_text, parse_retry_after
 from llm_errors._rules.builtin import RULES
 from llm_errors._rules.reader import RulesFileError
 from llm_errors._rules.rule import Example, Rule
@@ -66,6 +66,7 @@ __all__ = [
     "TransportError",
     "classify",
     "classify_many",
+    "daily_reset_from_text",
     "error_class_for",
     "explain",
     "load_rules",

@@ -23,6 +23,7 @@ from typing import Final
 import regex as _re
 
 __all__ = [
+    "daily_reset_from_text",
     "parse_duration",
     "parse_reset_time",
     "parse_retry_after",
@@ -120,6 +121,14 @@ _RESET_IN_TEXT = _re.compile(
         |\blimit[ ]reached[^|\n]{{0,30}}\|(?P<pipe>{_EPOCH})""",
     _re.IGNORECASE | _re.VERBOSE,
 )
+# Google's per-day quota ids ("GenerateRequestsPerDayPerProjectPerModel-FreeTier") in a
+# QuotaFailure: such quotas reset at midnight Pacific time, as the Gemini API's rate-limit
+# page says (https://ai.google.dev/gemini-api/docs/rate-limits), whatever short
+# RetryInfo delay comes beside them.
+_GOOGLE_DAY_QUOTA = _re.compile(r"\bquota_?id\W{1,4}[\w-]{0,60}(?-i:PerDay)", _re.IGNORECASE)
+_PACIFIC = "America/Los_Angeles"
+#: Characters of a message searched for a per-day quota id (a Gemini 429 body is ~1 kB).
+_DAILY_TEXT_LIMIT: Final = 65_536
 #: Longest field value read as a reset time, in characters (an RFC 3339 time is 35 at most).
 _RESET_VALUE_LIMIT: Final = 64
 #: Epoch seconds of 2001-09-09 and of 2286-11-20: the range a stated reset time is read in.
@@ -302,3 +311,28 @@ def reset_time_from_text(text: str) -> float | None:
         if seconds is not None:
             return seconds
     return None
+
+
+def daily_reset_from_text(text: str, *, now: float) -> float | None:
+    """When a per-day quota a message names is back, as epoch seconds; ``None`` if it names none.
+
+    A Google quota id of a per-day quota (``quotaId: GenerateRequestsPerDayPerProject
+    PerModel-FreeTier``) says the next midnight Pacific time after ``now``: Google's
+    per-day quotas reset then, whatever the short ``RetryInfo`` delay beside them. It
+    depends on the day, so ``classify`` does not put it in ``resets_at`` (a verdict is
+    the same today and tomorrow); ``llm_retry`` asks for it when a call meets a spent
+    quota. ``None`` too where the time-zone database is missing (Windows without
+    ``tzdata``).
+
+    .. versionadded:: 0.3.0
+    """
+    if "PerDay" not in text or not _GOOGLE_DAY_QUOTA.search(text[:_DAILY_TEXT_LIMIT]):
+        return None
+    import zoneinfo  # noqa: PLC0415 - only a per-day quota needs the zone database
+
+    try:
+        zone = zoneinfo.ZoneInfo(_PACIFIC)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return None
+    day = dt.datetime.fromtimestamp(now, zone).date() + dt.timedelta(days=1)
+    return dt.datetime.combine(day, dt.time(), zone).timestamp()

@@ -60,7 +60,14 @@ from typing import Any, Final, Generic, ParamSpec, Self, TypeVar, cast
 
 import tenacity as _t
 
-from llm_errors import Classification, ErrorCode, QuotaExceededError, RateLimitError, ServerError
+from llm_errors import (
+    Classification,
+    ErrorCode,
+    QuotaExceededError,
+    RateLimitError,
+    ServerError,
+    daily_reset_from_text,
+)
 from llm_retry._breaker import BREAKER_CODES
 from llm_retry._checks import require_callable
 from llm_retry._coordination import (
@@ -333,7 +340,13 @@ class Call:
         if self._scope is None or not isinstance(error, Exception):
             return None
         classification, server = self._judge(error)
-        if not server or classification.code is not ErrorCode.QUOTA_EXCEEDED:
+        if classification.code is not ErrorCode.QUOTA_EXCEEDED:
+            return None
+        now = time.time()
+        daily = daily_reset_from_text(str(error), now=now)  # a per-day quota: to its reset
+        if daily is not None:
+            server = max(server or 0.0, daily - now)
+        if not server:
             return None
         return self._scope, server
 

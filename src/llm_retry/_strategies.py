@@ -115,12 +115,16 @@ def server_wait(classification: Classification, *, now: float | None = None) -> 
 
     Where it stated no duration but an instant (``resets_at``), the time until then,
     measured against ``now`` (epoch seconds; default the current time); an instant
-    already past is a wait of 0. Negative and NaN values are treated as absent, so
-    the backoff applies.
+    already past is a wait of 0. A spent quota waits for the later of the two: a
+    Gemini per-day quota comes with a RetryInfo delay of seconds, but it is back only
+    at its reset. Negative and NaN values are treated as absent, so the backoff applies.
     """
     seconds = classification.retry_after
-    if seconds is None and classification.resets_at is not None:
-        seconds = max(0.0, classification.resets_at - (time.time() if now is None else now))
+    if classification.resets_at is not None and (
+        seconds is None or classification.code is ErrorCode.QUOTA_EXCEEDED
+    ):
+        until = max(0.0, classification.resets_at - (time.time() if now is None else now))
+        seconds = until if seconds is None or not seconds >= 0 else max(seconds, until)
     if seconds is None or not seconds >= 0:
         return None
     return seconds

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llm_errors import classify, explain, parse_retry_after
+from llm_errors import classify, daily_reset_from_text, explain, parse_retry_after
 from llm_errors._retry_after import (
     _HINT,
     HEADERS_IN_TEXT_LIMIT,
@@ -428,3 +428,34 @@ def test_the_cli_writes_the_instant_in_utc(tmp_path):
     records = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [record["resets_at"] for record in records] == ["2025-11-12T13:00:00Z", None]
     assert "1 stated when their limit resets (2025-11-12T13:00:00Z)" in err.getvalue()
+
+
+#: A Gemini per-day quota's 429, as quoted in google-gemini/api-examples#98.
+GEMINI_PER_DAY = (
+    "Quota exceeded for metric: "
+    "generativelanguage.googleapis.com/generate_content_free_tier_requests"
+    "\nquotaId: GenerateRequestsPerDayPerProjectPerModel-FreeTier"
+)
+
+
+@pytest.mark.parametrize(
+    ("now", "midnight"),
+    [
+        # 2026-05-28 20:26:40Z is 13:26 in Los Angeles (PDT): the next midnight is 07:00Z.
+        pytest.param(1_780_000_000.0, 1_780_038_000.0, id="summer-time"),
+        # 2026-12-07 15:00:00Z is 07:00 in Los Angeles (PST): the next midnight is 08:00Z.
+        pytest.param(1_796_655_600.0, 1_796_716_800.0, id="winter-time"),
+        # 2026-12-08 02:00:00Z is still the 7th in Los Angeles (18:00 PST).
+        pytest.param(1_796_695_200.0, 1_796_716_800.0, id="a-day-behind-utc"),
+        # Exactly at midnight in Los Angeles: the next one, a day later.
+        pytest.param(1_796_716_800.0, 1_796_803_200.0, id="at-midnight"),
+    ],
+)
+def test_a_google_per_day_quota_resets_at_midnight_pacific(now, midnight):
+    """Google's per-day quotas reset at midnight Pacific time (ai.google.dev rate-limits page)."""
+    assert daily_reset_from_text(GEMINI_PER_DAY, now=now) == midnight
+    per_minute = GEMINI_PER_DAY.replace("PerDay", "PerMinute")
+    assert daily_reset_from_text(per_minute, now=now) is None
+    # It depends on the day, so the verdict's resets_at does not carry it.
+    assert reset_time_from_text(GEMINI_PER_DAY) is None
+    assert classify(GEMINI_PER_DAY).resets_at is None

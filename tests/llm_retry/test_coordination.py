@@ -6,6 +6,8 @@ import logging
 import math
 import threading
 import time
+import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -37,6 +39,11 @@ from llm_retry import (
 from llm_retry._coordination import MAX_SCOPE_LENGTH, check_scope, named_scope
 from llm_retry._core import MAX_ADMISSIONS
 from llm_retry.instrumentation import BreakerEvent, set_on_retry_hooks
+
+#: The shipped rules, whose examples are real provider messages with their sources.
+BUILTIN_RULES = (
+    Path(__file__).resolve().parents[2] / "src" / "llm_errors" / "_rules" / "builtin.toml"
+)
 
 
 class Named:
@@ -1073,6 +1080,24 @@ def test_a_stated_reset_instant_parks_the_scope_until_then(make_policy, clock, s
     assert backend.calls == 1
     assert (parked.value.retry_after, parked.value.resets_at) == (7200.0, now + 7200.0)
     assert classify(parked.value).resets_at == now + 7200.0
+
+
+def test_a_gemini_per_day_quota_parks_the_scope_until_midnight_pacific(
+    make_policy, clock, script, monkeypatch
+):
+    """Its RetryInfo says 51 s, but the day's quota is back only at midnight in Los Angeles."""
+    rules = tomllib.loads(BUILTIN_RULES.read_text(encoding="utf-8"))["rules"]
+    [text] = [r["examples"][0]["text"] for r in rules if r["id"] == "gemini.free-tier-daily"]
+    now = 1_796_655_600.0  # 2026-12-07T15:00:00Z, 07:00 in Los Angeles
+    monkeypatch.setattr("time.time", lambda: now)
+    shared = InProcessCoordination(clock=clock)
+    policy = make_policy(coordination=shared, scope="gemini", max_attempts=3)
+    backend = script(RuntimeError(text))
+    with pytest.raises(RuntimeError):
+        policy.wrap(backend)()
+    assert classify(RuntimeError(text)).retry_after == pytest.approx(51.606482386)
+    assert shared.parked("gemini") == 17 * 3600.0  # until 2026-12-08T08:00:00Z
+    assert backend.calls == 1
 
 
 def test_a_reset_instant_already_past_parks_nothing(make_policy, clock, script, monkeypatch):

@@ -84,17 +84,23 @@ def test_server_wait(retry_after, usable):
 
 
 @pytest.mark.parametrize(
-    ("retry_after", "resets_at", "usable"),
+    ("code", "retry_after", "resets_at", "usable"),
     [
-        pytest.param(None, 1_000.0 + 90.0, 90.0, id="an-instant-ahead"),
-        pytest.param(None, 1_000.0 - 5.0, 0.0, id="an-instant-past"),
-        pytest.param(3.0, 1_000.0 + 90.0, 3.0, id="a-duration-wins"),
+        pytest.param("QUOTA_EXCEEDED", None, 1_000.0 + 90.0, 90.0, id="an-instant-ahead"),
+        pytest.param("QUOTA_EXCEEDED", None, 1_000.0 - 5.0, 0.0, id="an-instant-past"),
+        pytest.param("RATE_LIMIT", 3.0, 1_000.0 + 90.0, 3.0, id="a-rate-limits-duration-wins"),
+        pytest.param("QUOTA_EXCEEDED", 3.0, 1_000.0 + 90.0, 90.0, id="a-quotas-later-reset-wins"),
+        pytest.param("QUOTA_EXCEEDED", 300.0, 1_000.0 + 90.0, 300.0, id="a-quotas-later-wait"),
     ],
 )
-def test_server_wait_of_a_stated_instant(retry_after, resets_at, usable):
-    """Without a duration, the time to the stated instant, against ``now``; 0 once past."""
+def test_server_wait_of_a_stated_instant(code, retry_after, resets_at, usable):
+    """Without a duration, the time to the stated instant, against ``now``; 0 once past.
+
+    A spent quota waits for the later of the two (a Gemini per-day quota states a
+    RetryInfo delay of seconds beside a reset at midnight Pacific time).
+    """
     c = Classification(
-        code=ErrorCode.QUOTA_EXCEEDED, retryable=False, retry_after=retry_after, resets_at=resets_at
+        code=ErrorCode[code], retryable=False, retry_after=retry_after, resets_at=resets_at
     )
     assert server_wait(c, now=1_000.0) == usable
 
