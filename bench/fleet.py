@@ -33,6 +33,10 @@ whole fleet doing it at once); ``--cold`` leaves the 429 out:
   from an httpx response hook) against independent policies; ``paced-anthropic`` the
   same with the bucket stated in Anthropic's shape (``anthropic-ratelimit-requests-*``,
   the refill an RFC 3339 instant to the second, read against the response's ``Date``);
+* minute (``bench/fleet_minute.py``): the issue's shape, 32 workers (``--processes`` x
+  ``--threads``) calling for ``--minute-seconds`` against 60 requests and 100,000
+  tokens a minute stated in OpenAI's, Anthropic's and Mistral's shapes, paced by the
+  headers and the calls' token estimates, and with headers off, learned from 429s;
 * rate limit with a learned rate: no headers read; a shared policy whose backend
   learns the scope's rate from its 429s (``RedisCoordination(learn=LearnedRate())``)
   against independent policies;
@@ -47,17 +51,19 @@ whole fleet doing it at once); ``--cold`` leaves the 429 out:
   (within one open period).
 
 The last line reads ``fleet: 429 responses shared/independent = R (P processes), outage
-amplification shared = A, paced/independent = Q`` (R from the whole-second runs, the
-issue's benchmark; Q the 429s of the paced fleet over those of independent policies in
-the same runs), and the line before it ``learned from 429s: 429s learned/independent =
-L, ...`` (L likewise for the learned fleet); the targets are R <= 0.2 and A <= 1.1, with
-completed calls per second no worse than independent policies, Q <= 0.01 with at least
-90 % of the limit's throughput, and L <= 0.1. A part left out by ``--parts`` reads
-``nan``.
+amplification shared = A, paced/independent = Q`` (R from the whole-second runs; Q from
+part ``minute``, the issue's benchmark: the worst of its three shapes' 429s per 1,000
+calls over those of independent policies in the same run), and the line before it
+``learned from 429s: 429s learned/independent = L, ...`` (L likewise for part
+``learned``; part ``minute`` prints its own learned figure); the targets are R <= 0.2
+and A <= 1.1, with completed calls per second no worse than independent policies,
+Q <= 0.01 with at least 90 % of the limit's throughput, and L <= 0.1. A part left out
+by ``--parts`` reads ``nan``.
 
 Run: ``python bench/fleet.py [--processes P] [--calls M] [--rate R] [--latency S]
-[--runs N] [--parts PART ...] [--cold]`` (parts: whole, exact, paced, paced-anthropic,
-learned, outage, breaker; all by default)
+[--runs N] [--parts PART ...] [--cold] [--threads T] [--minute-seconds S]
+[--minute-runs N] [--minute-variants V ...]`` (parts: whole, exact, minute, learned,
+outage, breaker by default; paced and paced-anthropic when named)
 (needs the ``redis-server`` binary and ``llm-resilience[redis]``).
 """
 
