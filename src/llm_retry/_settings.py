@@ -260,12 +260,17 @@ class RetrySettings:
 
         ``estimate_tokens`` called with the arguments; what it returns must be a whole
         number from ``0`` to ``10**12``, else a ``ValueError`` (a ``TypeError`` for a
-        non-integer) names the field.
+        non-integer) names the field. Without it, the first argument's
+        ``llm_retry_tokens`` when that is such a number (the Mistral adapter's calls
+        estimate their request's tokens this way), else ``0``.
 
         .. versionadded:: 0.3.0
         """
         if self.estimate_tokens is None:
-            return 0
+            named: object = getattr(args[0], "llm_retry_tokens", None) if args else None
+            if isinstance(named, bool) or not isinstance(named, int):
+                return 0
+            return named if 0 <= named <= MAX_COUNT else 0
         return require_int(
             "estimate_tokens()", self.estimate_tokens(*args, **kwargs), minimum=0, maximum=MAX_COUNT
         )

@@ -713,6 +713,37 @@ def test_mistral_adapter_paces_by_the_headers_it_receives(clock, use_async):
     assert shared.admit(model).wait == 0.0
 
 
+@pytest.mark.integration
+def test_mistral_adapter_estimates_its_calls_tokens(clock):
+    """Its calls estimate their tokens from the request, and a spent token window holds a big one.
+
+    8,000 tokens left of 100,000 (5,000 kept): a prompt of 20,000 characters (about
+    5,000 tokens) waits for the minute's window; a short one goes at once.
+    """
+    from adapter import Context, MistralAdapter
+    from adapter.pi import UserMessage
+    from adapter.testing import FakeMistral, rate_limit_headers, text_reply
+
+    stated = rate_limit_headers(remaining_requests=50, remaining_tokens=8_000, limit_tokens=100_000)
+    policy = RetryPolicy(coordination=InProcessCoordination(clock=clock), on_retry=None)
+
+    def second_call_sleeps(prompt):
+        context = Context(messages=[UserMessage(content=prompt, timestamp=0)])
+        spent = dataclasses.replace(text_reply("hi"), headers=stated)
+        with (
+            FakeMistral(spent, text_reply("again")) as fake,
+            MistralAdapter(api_key="k", base_url=fake.url, retry=policy) as adapter,
+        ):
+            adapter.complete("mistral-small-latest", Context(messages=[]))
+            with instant_retries() as recorder:
+                adapter.complete("mistral-small-latest", context)
+        return recorder.sleeps
+
+    [pause] = second_call_sleeps("x" * 20_000)
+    assert 60.0 <= pause <= 66.0  # the minute's window, plus up to 10 % wake-up jitter
+    assert second_call_sleeps("hi") == []
+
+
 def test_in_process_repr_names_the_cap():
     """The repr shows the settings."""
     assert repr(InProcessCoordination(max_cooldown=30)) == (
@@ -790,6 +821,20 @@ def test_a_wrong_estimate_names_the_field(make_policy, script, estimate, error, 
     assert backend.calls == 0
     with pytest.raises(TypeError, match="estimate_tokens"):
         make_policy(estimate_tokens=3)
+
+
+def test_the_first_arguments_own_estimate_is_read_when_the_policy_has_none(make_policy):
+    """``llm_retry_tokens`` as ``llm_retry_scope``: a whole number is read, anything else is 0."""
+
+    class Call:
+        def __init__(self, tokens):
+            self.llm_retry_tokens = tokens
+
+    policy = make_policy()
+    assert policy.tokens_of(Call(1_200)) == 1_200
+    assert [policy.tokens_of(Call(v)) for v in (-1, True, "9", 2.0, 10**13)] == [0] * 5
+    assert policy.tokens_of() == 0
+    assert make_policy(estimate_tokens=lambda _call: 7).tokens_of(Call(1_200)) == 7
 
 
 def test_a_backend_without_token_pacing_serves_policies_without_estimates(

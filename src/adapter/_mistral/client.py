@@ -526,6 +526,16 @@ class StreamCall:
         return f"mistral:{self.model.id}"
 
     @property
+    def llm_retry_tokens(self) -> int:
+        """A cheap estimate of the tokens this call counts against the model's token windows.
+
+        A quarter of the request body's bytes (the prompt, the tools, the settings) plus
+        its ``max_tokens``: ``llm_retry`` paces attempts by it when the policy has no
+        ``estimate_tokens`` of its own.
+        """
+        return math.ceil(len(self.body) / 4) + (self.request.max_tokens or 0)
+
+    @property
     def ended(self) -> bool:
         """Whether the attempt's stream has ended (``done`` or ``error`` produced)."""
         state = self.state
