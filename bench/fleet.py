@@ -73,6 +73,7 @@ import argparse
 import contextlib
 import datetime as dt
 import http.server
+import itertools
 import math
 import multiprocessing
 import shutil
@@ -477,11 +478,21 @@ def breaker_outage(
     recovery = (back[0] - healed) if back else math.inf
     b_ok = sum(ok for _, path, ok in calls if path == "/b")
     b_all = sum(path == "/b" for _, path, _ in calls)
+    # Each open period runs from its opening to the next; the requests in it are its
+    # probe (sent in the half-open time at its end) and, in the first, those already on
+    # their way when it opened (sent within IN_FLIGHT of the opening).
+    starts = [*opened, healed]
+    per_period = [
+        sum(start < at < end for at in received) for start, end in itertools.pairwise(starts)
+    ]
+    in_flight = sum(at - first <= IN_FLIGHT for at in received)
     print(
         f"breaker ({args.outage:g} s outage of /a, {len(calls)} calls at {args.rate:g}/s, "
         f"open {open_for:g} s doubling to {max_open_for:g} s): opened after "
         f"{first - began:.2f} s; /a requests after it opened {len(received)} in "
-        f"{len(opened)} open period(s) = {len(received) / len(opened):.2f} per period; "
+        f"{len(opened)} open period(s) = {len(received) / len(opened):.2f} per period "
+        f"(by period {', '.join(map(str, per_period))}; {in_flight} in flight at the "
+        f"opening); "
         f"attempts per /a call after it opened {len(received) / max(1, len(a_calls)):.3f}; "
         f"first /a success {recovery:.2f} s after healing (open period in force "
         f"{in_force:g} s); /b got through {b_ok}/{b_all}"
