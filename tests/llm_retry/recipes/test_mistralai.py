@@ -33,7 +33,14 @@ RECORDED = TEXT_STREAM.read_bytes()
 STREAMED = {"raw": RECORDED, "content_type": "text/event-stream"}
 #: The recorded stream's first two frames: the role, then the text "3".
 FIRST = b"\n\n".join(RECORDED.split(b"\n\n")[:2]) + b"\n\n"
+#: A success that spent the minute's requests (Mistral states no reset: the minute is waited).
+SPENT = [("x-ratelimit-limit-req-minute", "60"), ("x-ratelimit-remaining-req-minute", "0")]
 CASES = {
+    "paced": {
+        "replies": [{"json": COMPLETION, "headers": SPENT}, {"json": COMPLETION}],
+        "returns": "300",
+        "paced": (55.0, 66.0),  # the minute, Redis' clock, plus up to 10 % wake-up jitter
+    },
     "retried": {
         "replies": [RATE_LIMITED, {"json": COMPLETION}],
         "returns": "300",
