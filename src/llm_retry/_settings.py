@@ -191,7 +191,7 @@ class RetrySettings:
         """
         limits = read_rate_limits(headers, now=now)
         if self.coordination is not None:
-            named = self.scope_of() if scope is None else check_scope(scope)
+            named = self._given_scope(scope)
             FailOpen(self.coordination).record_limits(named, limits)
         return limits
 
@@ -208,7 +208,7 @@ class RetrySettings:
         """
         limits = read_rate_limits(headers, now=now)
         if self.coordination is not None:
-            named = self.scope_of() if scope is None else check_scope(scope)
+            named = self._given_scope(scope)
             await FailOpen(self.coordination).arecord_limits(named, limits)
         return limits
 
@@ -228,7 +228,7 @@ class RetrySettings:
             return True
         if self.coordination is None:
             return budget.try_spend()
-        named = self.scope_of() if scope is None else check_scope(scope)
+        named = self._given_scope(scope)
         return FailOpen(self.coordination).try_spend(named, budget)
 
     async def atry_spend(self, *, scope: str | None = None) -> bool:
@@ -241,8 +241,12 @@ class RetrySettings:
             return True
         if self.coordination is None:
             return budget.try_spend()
-        named = self.scope_of() if scope is None else check_scope(scope)
+        named = self._given_scope(scope)
         return await FailOpen(self.coordination).atry_spend(named, budget)
+
+    def _given_scope(self, scope: str | None) -> str:
+        """``scope`` checked, or the policy's own when none is given (records and spends)."""
+        return self.scope_of() if scope is None else check_scope(scope)
 
     def scope_of(self, *args: object, **kwargs: object) -> str:
         """The scope a call with these arguments shares its cooldown, budget and pace under.
