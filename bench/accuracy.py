@@ -51,6 +51,9 @@ CORPUS = Path(__file__).resolve().parents[1] / "tests" / "llm_errors" / "corpus"
 SEALED = CORPUS / "sealed"
 #: Messages mined from the code that emits them: training data of the words layer.
 CATALOGUES = CORPUS / "catalogues"
+#: Second, blind labellings of sealed sets (``id``, ``code``, ``sure``), one file per set
+#: under its name: made from docs/errors.md alone, never seeing the first labels.
+AGREEMENT = CORPUS / "agreement"
 FIT_WORDS = Path(__file__).resolve().parents[1] / "tools" / "fit_words.py"
 #: One source in this many is held out (by the hash of the source, never of the text).
 HOLD_OUT = 5
@@ -133,6 +136,26 @@ def held_out(entry: Entry) -> bool:
     """Whether ``entry`` is in the held-out fifth (decided by its source alone)."""
     digest = hashlib.sha256(entry.source.encode("utf-8")).digest()
     return digest[0] % HOLD_OUT == 0
+
+
+def agreement(path: Path) -> tuple[float, float, int]:
+    """How often a second labelling agrees with its sealed set's labels.
+
+    Exact and retryable agreement, and the count: the labels' own consistency, the
+    ceiling no classifier can be measured above.
+    """
+    labels = {entry.id: entry.code for entry in load(SEALED / path.name)}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    second = [json.loads(line) for line in lines if line.strip()]
+    if sorted(row["id"] for row in second) != sorted(labels):
+        raise ValueError(f"{path.name}: the second labelling must cover its set's ids once each")
+    pairs = [(labels[row["id"]], ErrorCode(row["code"])) for row in second]
+    exact = sum(first is other for first, other in pairs) / len(pairs)
+    retry = sum(
+        (first in DEFAULT_RETRYABLE_CODES) == (other in DEFAULT_RETRYABLE_CODES)
+        for first, other in pairs
+    ) / len(pairs)
+    return exact, retry, len(pairs)
 
 
 def judge(entries: Iterable[Entry]) -> list[Verdict]:
@@ -303,6 +326,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"{share(sealed, 'retry_agrees'):.1%} false retries "
             f"{share(sealed, 'false_retry'):.1%} ({len(sealed)} strings)"
         )
+    for path in sorted(AGREEMENT.glob("*.jsonl")):
+        exact, retry, count = agreement(path)
+        print(f"\nsecond labelling of {path.stem}: {exact:.1%} exact, {retry:.1%} retryable")
+        summary += f"; labels of {path.stem} agree {exact:.1%} exact, {retry:.1%} retry ({count})"
     print(summary)
 
 
