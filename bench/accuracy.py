@@ -53,7 +53,7 @@ SEALED = CORPUS / "sealed"
 CATALOGUES = CORPUS / "catalogues"
 #: Second, blind labellings of sealed sets (``id``, ``code``, ``sure``), one file per set
 #: under its name: made from docs/errors.md alone, never seeing the first labels.
-AGREEMENT = CORPUS / "agreement"
+AGREEMENT = CORPUS.parent / "agreement"
 FIT_WORDS = Path(__file__).resolve().parents[1] / "tools" / "fit_words.py"
 #: One source in this many is held out (by the hash of the source, never of the text).
 HOLD_OUT = 5
