@@ -490,8 +490,8 @@ def _pace_args(limits: RateLimits) -> _Args:
     for window in limits.windows:
         if window.reset is not None and window.reset > 0:
             refill = round(window.reset * 1_000_000)
-            args += [window.unit.value, window.remaining, window.limit or 0, refill]
-            args.append(int(window.gradual))
+            gradual = int(window.gradual)
+            args += [window.unit.value, window.remaining, window.limit or 0, refill, gradual]
     return [*args, _IN_FLIGHT_MS]
 
 
